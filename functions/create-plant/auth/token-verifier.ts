@@ -1,0 +1,121 @@
+import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { HttpError } from '../errors.ts';
+import { UnauthorizedError } from './challenge.ts';
+
+export type VerifiedToken = {
+  readonly subject: string | undefined;
+  readonly clientId: string | undefined;
+  readonly scopes: readonly string[];
+};
+
+/** The port the handler depends on: a bearer token in, verified claims out, or an error to answer. */
+export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
+
+export type JwtVerifierOptions = {
+  readonly issuer: string;
+  readonly jwksUrl: URL;
+  /** Accepted `aud` or Cognito-style `client_id` values; empty accepts any. */
+  readonly audiences: readonly string[];
+};
+
+/**
+ * Asymmetric algorithms only: HMAC would let anyone holding the public key sign, and `none`
+ * signs nothing. RS256 is what Cognito, Auth0, Entra ID and Okta issue by default.
+ */
+export const allowedAlgorithms = ['RS256', 'ES256'];
+
+/** Issuer and service clocks are NTP-synced; a few seconds absorb the rest. */
+const clockToleranceSeconds = 5;
+
+/**
+ * A verifier backed by the issuer's JWKS. The key set is fetched once, cached for ten minutes,
+ * and refetched early only for an unknown `kid`, at most every 30 s, so rotation works without a
+ * restart while a flood of made-up key ids cannot hammer the issuer.
+ */
+export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
+  const keys = createRemoteJWKSet(options.jwksUrl, {
+    timeoutDuration: 3000,
+    cooldownDuration: 30_000,
+    cacheMaxAge: 600_000,
+  });
+  return (token) => verifyJwt(token, keys, options);
+}
+
+export async function verifyJwt(
+  token: string,
+  keys: JWTVerifyGetKey,
+  options: Pick<JwtVerifierOptions, 'issuer' | 'audiences'>,
+): Promise<VerifiedToken> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, keys, {
+      issuer: options.issuer,
+      algorithms: allowedAlgorithms,
+      clockTolerance: clockToleranceSeconds,
+      requiredClaims: ['exp'],
+    }));
+  } catch (error) {
+    throw verificationFailure(error);
+  }
+  const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+  if (payload.token_use !== undefined && payload.token_use !== 'access') {
+    throw new UnauthorizedError('Token is not an access token', 'invalid_token');
+  }
+  if (options.audiences.length > 0 && !acceptsAudience(payload.aud, clientId, options.audiences)) {
+    throw new UnauthorizedError('Token audience is not accepted', 'invalid_token');
+  }
+  const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+  return { subject: payload.sub, clientId, scopes };
+}
+
+function acceptsAudience(
+  aud: string | string[] | undefined,
+  clientId: string | undefined,
+  audiences: readonly string[],
+): boolean {
+  const offered = [...(Array.isArray(aud) ? aud : aud === undefined ? [] : [aud])];
+  if (clientId !== undefined) offered.push(clientId);
+  return offered.some((value) => audiences.includes(value));
+}
+
+/** Why a token failed, in words a client can act on; an unreachable issuer is not the client's fault. */
+function verificationFailure(error: unknown): HttpError {
+  if (error instanceof errors.JWTExpired) {
+    return new UnauthorizedError('Token has expired', 'invalid_token', error);
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    const reason =
+      error.claim === 'nbf'
+        ? 'Token is not yet valid'
+        : error.claim === 'iss'
+          ? 'Token issuer is not trusted'
+          : `Token claim "${error.claim}" is invalid`;
+    return new UnauthorizedError(reason, 'invalid_token', error);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) {
+    return new UnauthorizedError('Token algorithm is not allowed', 'invalid_token', error);
+  }
+  if (error instanceof errors.JWKSNoMatchingKey) {
+    return new UnauthorizedError('Token signing key is not known', 'invalid_token', error);
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) {
+    return new UnauthorizedError('Token signature is invalid', 'invalid_token', error);
+  }
+  if (issuerFailed(error)) {
+    return new HttpError(503, 'Token issuer is unavailable, retry later', {
+      headers: { 'retry-after': '5' },
+      cause: error,
+    });
+  }
+  return new UnauthorizedError('Token is malformed or invalid', 'invalid_token', error);
+}
+
+/** The JWKS could not be fetched or read: a timeout, a network error, a non-200 or a bad document. */
+function issuerFailed(error: unknown): boolean {
+  return (
+    !(error instanceof errors.JOSEError) ||
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    error.code === errors.JOSEError.code
+  );
+}

@@ -1,0 +1,71 @@
+import type { AwsCredentials } from './store/aws-signature-v4.ts';
+
+export type Config = {
+  readonly tableName: string;
+  readonly auth: {
+    readonly issuer: string;
+    readonly jwksUrl: URL;
+    readonly audiences: readonly string[];
+    readonly requiredScope: string;
+  };
+  readonly dynamodb: {
+    readonly endpoint: URL;
+    readonly region: string;
+    readonly credentials: AwsCredentials;
+  };
+};
+
+/** A cold start with a missing or malformed variable fails here, naming it, not on a request. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads the handler's environment once; see the table in the README. */
+export function loadConfig(env: Env): Config {
+  const issuer = required(env, 'AUTH_ISSUER').replace(/\/+$/, '');
+  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  if (!region) throw new ConfigError('AWS_REGION is not set');
+  return {
+    tableName: required(env, 'PLANTS_TABLE_NAME'),
+    auth: {
+      issuer,
+      jwksUrl: url(env, 'AUTH_JWKS_URL', `${issuer}/.well-known/jwks.json`),
+      audiences: (env.AUTH_AUDIENCE ?? '')
+        .split(',')
+        .map((audience) => audience.trim())
+        .filter(Boolean),
+      requiredScope: env.AUTH_SCOPE?.trim() || 'plants/write',
+    },
+    dynamodb: {
+      endpoint: url(
+        env,
+        'AWS_ENDPOINT_URL_DYNAMODB',
+        env.AWS_ENDPOINT_URL ?? `https://dynamodb.${region}.amazonaws.com`,
+      ),
+      region,
+      // Lambda puts the function role's credentials in these variables for the container's life.
+      credentials: {
+        accessKeyId: required(env, 'AWS_ACCESS_KEY_ID'),
+        secretAccessKey: required(env, 'AWS_SECRET_ACCESS_KEY'),
+        sessionToken: env.AWS_SESSION_TOKEN,
+      },
+    },
+  };
+}
+
+function required(env: Env, name: string): string {
+  const value = env[name]?.trim();
+  if (!value) throw new ConfigError(`${name} is not set`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string): URL {
+  const value = env[name]?.trim() || fallback;
+  if (!URL.canParse(value)) throw new ConfigError(`${name} is not a valid URL: ${value}`);
+  return new URL(value);
+}

@@ -1,0 +1,50 @@
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { TokenVerifier } from './auth/token-verifier.ts';
+import { accessLog } from './edge/access-log.ts';
+import { authorizeRequest } from './edge/authorize-request.ts';
+import { mapErrors } from './edge/error-response.ts';
+import type { PlantRequestContext } from './edge/request-context.ts';
+import { requireJsonBody } from './edge/require-json-body.ts';
+import { jsonLogger, type Logger } from './log.ts';
+import { limits, parseNewPlant } from './new-plant.ts';
+import { plantResponse } from './respond.ts';
+import type { PlantStore } from './store/plant-store.ts';
+
+export type CreatePlantDependencies = {
+  readonly store: PlantStore;
+  readonly verifyToken: TokenVerifier;
+  readonly requiredScope: string;
+  /** @default jsonLogger */
+  readonly log?: Logger;
+};
+
+/**
+ * POST /plants, in the order a request meets it:
+ * edge (log, map errors) -> authorize -> require a JSON body -> parse -> validate -> store -> respond.
+ */
+export function makeHandler({
+  store,
+  verifyToken,
+  requiredScope,
+  log = jsonLogger,
+}: CreatePlantDependencies) {
+  return middy<
+    APIGatewayProxyEventV2,
+    APIGatewayProxyStructuredResultV2,
+    Error,
+    PlantRequestContext
+  >()
+    .use(accessLog(log))
+    .use(mapErrors(log))
+    .use(authorizeRequest(verifyToken, requiredScope))
+    .use(requireJsonBody(limits.bodyMaxBytes))
+    .use(httpJsonBodyParser())
+    .handler(async (event, context) => {
+      const newPlant = parseNewPlant(event.body, context.rawBody);
+      const { plant, outcome } = await store.create(newPlant);
+      context.outcome = outcome;
+      return plantResponse(plant);
+    });
+}

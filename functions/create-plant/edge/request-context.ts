@@ -1,0 +1,25 @@
+import type { MiddlewareObj } from '@middy/core';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
+import type { Caller } from '../auth/authorize.ts';
+import type { CreateOutcome } from '../store/plant-store.ts';
+
+/** What the edge middlewares learn about a request and hand on, in the order they run. */
+export type PlantRequestContext = Context & {
+  /** Set by `authorizeRequest`. */
+  caller: Caller;
+  /** Set by `requireJsonBody`: the body text exactly as sent, for the exact int64 id. */
+  rawBody: string;
+  /** Set by the handler once the store has answered. */
+  outcome?: CreateOutcome;
+};
+
+export type PlantMiddleware = MiddlewareObj<
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Error,
+  PlantRequestContext
+>;

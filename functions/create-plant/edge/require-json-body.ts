@@ -1,0 +1,45 @@
+import { BadRequestError, HttpError } from '../errors.ts';
+import type { PlantMiddleware } from './request-context.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Content type, size and encoding, before the JSON parser sees the body: 415 unless the media type
+ * is application/json (any parameters), 413 past the limit, 400 for an empty body, broken base64
+ * or invalid UTF-8. Hands the parser plain text and keeps that text for the exact id.
+ */
+export function requireJsonBody(maxBytes: number): PlantMiddleware {
+  return {
+    name: 'requireJsonBody',
+    before: ({ event, context }) => {
+      const mediaType = event.headers?.['content-type']?.split(';')[0]?.trim().toLowerCase();
+      if (mediaType !== 'application/json') {
+        throw new HttpError(415, 'Content-Type must be application/json');
+      }
+      const body = event.body ?? '';
+      const size = event.isBase64Encoded
+        ? Math.floor((body.length * 3) / 4)
+        : Buffer.byteLength(body, 'utf8');
+      if (size > maxBytes) {
+        throw new HttpError(413, `Request body must be at most ${maxBytes} bytes`);
+      }
+      const text = event.isBase64Encoded ? decodeBase64Utf8(body) : body;
+      if (text.trim() === '') throw new BadRequestError('Request body is required');
+      event.body = text;
+      event.isBase64Encoded = false;
+      context.rawBody = text;
+    },
+  };
+}
+
+function decodeBase64Utf8(body: string): string {
+  if (body.length % 4 !== 0 || !base64.test(body)) {
+    throw new BadRequestError('Request body is not valid base64');
+  }
+  try {
+    return utf8.decode(Buffer.from(body, 'base64'));
+  } catch (error) {
+    throw new BadRequestError('Request body is not valid UTF-8', error);
+  }
+}

@@ -1,0 +1,116 @@
+import * as z from 'zod/mini';
+import { BadRequestError } from './errors.ts';
+
+/**
+ * What a valid plant is. This zod schema is the only definition of NewPlant: `openapi.yaml`
+ * documents the same bounds and a test fails when the two drift.
+ */
+export const limits = {
+  nameMaxLength: 200,
+  tagMaxLength: 64,
+  /** The handler refuses larger bodies with 413; a NewPlant at its limits is under 2 KiB. */
+  bodyMaxBytes: 16 * 1024,
+} as const;
+
+export const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n } as const;
+
+/** No control characters (tab and newline included) and no lone surrogates, which DynamoDB cannot store. */
+const printable = /^[^\p{Cc}\p{Cs}]*$/u;
+
+const text = (field: string, maxLength: number) =>
+  z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? `${field} is required` : `${field} must be a string`,
+    })
+    .check(
+      z.minLength(1, `${field} must not be empty`),
+      z.maxLength(maxLength, `${field} must be at most ${maxLength} characters`),
+      z.regex(printable, `${field} must not contain control characters or lone surrogates`),
+    );
+
+/** The id's type check; its exact value is read from the source text by `exactInteger`. */
+export const idSchema = z
+  .number({
+    error: (issue) => (issue.input === undefined ? 'id is required' : 'id must be an integer'),
+  })
+  .check(z.refine(Number.isInteger, 'id must be an integer'));
+
+export const plantSchema = z.object({
+  name: text('name', limits.nameMaxLength),
+  tag: z.optional(text('tag', limits.tagMaxLength)),
+});
+
+export const newPlantSchema = z.extend(plantSchema, { id: idSchema });
+
+export type Plant = z.infer<typeof plantSchema>;
+
+/** A NewPlant with its id kept exact as a canonical decimal string (int64 does not fit a JS number). */
+export type NewPlant = Plant & { readonly id: string };
+
+/**
+ * Body (as parsed by the JSON body parser) and its raw text -> NewPlant, or a 400 naming the field.
+ * The id is read from the raw text because JSON.parse rounds integers above 2^53.
+ */
+export function parseNewPlant(body: unknown, rawBody: string): NewPlant {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new BadRequestError('Request body must be a JSON object');
+  }
+  const result = newPlantSchema.safeParse(body);
+  if (!result.success) {
+    throw new BadRequestError(result.error.issues[0]?.message ?? 'Request body is not a NewPlant');
+  }
+  const id = exactInteger(topLevelNumberSource(rawBody, 'id'));
+  if (id === undefined) throw new BadRequestError('id must be an integer');
+  if (id < int64.min || id > int64.max) {
+    throw new BadRequestError(`id must be between ${int64.min} and ${int64.max}`);
+  }
+  const { name, tag } = result.data;
+  return tag === undefined ? { id: id.toString(), name } : { id: id.toString(), name, tag };
+}
+
+/**
+ * The source text of a number-valued key of the top-level object. Node 24's JSON.parse hands a
+ * reviver each primitive's source text; holders are keyed so that a nested `id` is never taken.
+ */
+function topLevelNumberSource(rawBody: string, key: string): string {
+  const sources = new WeakMap<object, string>();
+  const root = parseWithSource(rawBody, function (this: object, k, value, context) {
+    if (k === key && typeof value === 'number' && context?.source !== undefined) {
+      sources.set(this, context.source);
+    }
+    return value;
+  });
+  return (typeof root === 'object' && root !== null && sources.get(root)) || '';
+}
+
+/** JSON.parse as Node 24 runs it (the TC39 source-text-access proposal); TypeScript's lib predates it. */
+const parseWithSource = JSON.parse as (
+  text: string,
+  reviver: (this: object, key: string, value: unknown, context?: { source?: string }) => unknown,
+) => unknown;
+
+const jsonNumber = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * The exact integer a JSON number literal denotes, or undefined when it has a fractional part.
+ * `1.0`, `1e2` and `-0` are integers, as in JSON Schema; exponents past int64's 19 digits are
+ * clamped, since anything that large is out of range anyway.
+ */
+export function exactInteger(literal: string): bigint | undefined {
+  const match = jsonNumber.exec(literal);
+  if (!match) return undefined;
+  const [, sign = '', whole = '', fraction = '', exponentText = '0'] = match;
+  const digits = (whole + fraction).replace(/^0+(?=\d)/, '');
+  const exponent = Number(exponentText) - fraction.length;
+  if (/^0+$/.test(digits)) return 0n;
+  let value: bigint;
+  if (exponent >= 0) {
+    value = BigInt(digits) * 10n ** BigInt(Math.min(exponent, 20));
+  } else {
+    const cut = digits.length + exponent;
+    if (!/^0*$/.test(digits.slice(Math.max(cut, 0)))) return undefined;
+    value = cut > 0 ? BigInt(digits.slice(0, cut)) : 0n;
+  }
+  return sign === '-' ? -value : value;
+}

@@ -1,0 +1,32 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Plant } from './new-plant.ts';
+
+/** Headers every answer carries: it is JSON, it is about one caller, and it must not be sniffed. */
+const baseHeaders = {
+  'content-type': 'application/json',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+export function jsonResponse(
+  statusCode: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): APIGatewayProxyStructuredResultV2 {
+  return { statusCode, headers: { ...baseHeaders, ...headers }, body: JSON.stringify(body) };
+}
+
+/** The 200 body is a Plant: `name` and `tag` when there is one, never `id`. */
+export function plantResponse(plant: Plant): APIGatewayProxyStructuredResultV2 {
+  const body: Plant =
+    plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+  return jsonResponse(200, body);
+}
+
+export function errorResponse(
+  status: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): APIGatewayProxyStructuredResultV2 {
+  return jsonResponse(status, { error: status, message }, headers);
+}

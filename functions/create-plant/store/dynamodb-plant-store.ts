@@ -1,0 +1,81 @@
+import type { NewPlant, Plant } from '../new-plant.ts';
+import {
+  type DynamoDbClient,
+  DynamoDbServiceError,
+  DynamoDbUnavailableError,
+} from './dynamodb-client.ts';
+import {
+  isReplay,
+  PlantConflictError,
+  type PlantStore,
+  StoreUnavailableError,
+} from './plant-store.ts';
+
+type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
+
+/**
+ * Plants in one DynamoDB table keyed by `id` (Number). A create is one conditional PutItem, so
+ * two racing creates of one id cannot both win; the loser compares what is stored to tell an
+ * idempotent replay from a conflict.
+ */
+export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: string): PlantStore {
+  const readStored = async (id: string): Promise<AttributeMap | undefined> => {
+    const { Item } = await client('GetItem', {
+      TableName: tableName,
+      Key: { id: { N: id } },
+      ConsistentRead: true,
+    });
+    return Item as AttributeMap | undefined;
+  };
+
+  return {
+    async create(plant) {
+      try {
+        await client('PutItem', {
+          TableName: tableName,
+          Item: toItem(plant),
+          ConditionExpression: 'attribute_not_exists(id)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        });
+        return { plant: toPlant(plant), outcome: 'created' };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw translate(error);
+        // DynamoDB returns the old item; dynalite does not, so read it back consistently.
+        const stored =
+          (error.payload.Item as AttributeMap | undefined) ??
+          (await readStored(plant.id).catch((readError: unknown) => {
+            throw translate(readError);
+          }));
+        if (stored === undefined) throw translate(error);
+        const storedPlant = fromItem(stored);
+        if (!isReplay(storedPlant, plant)) throw new PlantConflictError(plant.id);
+        return { plant: storedPlant, outcome: 'replayed' };
+      }
+    },
+  };
+}
+
+function isConditionFailure(error: unknown): error is DynamoDbServiceError {
+  return error instanceof DynamoDbServiceError && error.type === 'ConditionalCheckFailedException';
+}
+
+/** Only unavailability has a meaning for the caller; anything else is a fault of ours. */
+function translate(error: unknown): unknown {
+  return error instanceof DynamoDbUnavailableError ? new StoreUnavailableError(error) : error;
+}
+
+function toItem(plant: NewPlant): AttributeMap {
+  const item: AttributeMap = { id: { N: plant.id }, name: { S: plant.name } };
+  if (plant.tag !== undefined) item.tag = { S: plant.tag };
+  return item;
+}
+
+function toPlant(plant: NewPlant): Plant {
+  return plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+}
+
+function fromItem(item: AttributeMap): Plant {
+  const name = item.name?.S ?? '';
+  const tag = item.tag?.S;
+  return tag === undefined ? { name } : { name, tag };
+}
