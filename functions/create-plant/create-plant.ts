@@ -42,7 +42,7 @@ export function makeHandler({
     .use(requireJsonBody(limits.bodyMaxBytes))
     .use(httpJsonBodyParser())
     .handler(async (event, context) => {
-      const newPlant = parseNewPlant(event.body, context.rawBody);
+      const newPlant = parseNewPlant(event.body, context.rawBody ?? '');
       const { plant, outcome } = await store.create(newPlant);
       context.outcome = outcome;
       return plantResponse(plant);

@@ -7,12 +7,15 @@ import type {
 import type { Caller } from '../auth/authorize.ts';
 import type { CreateOutcome } from '../store/plant-store.ts';
 
-/** What the edge middlewares learn about a request and hand on, in the order they run. */
+/**
+ * What the edge middlewares learn about a request and hand on, in the order they run. Optional
+ * because Lambda hands the handler a plain Context; each is set before any later step reads it.
+ */
 export type PlantRequestContext = Context & {
   /** Set by `authorizeRequest`. */
-  caller: Caller;
+  caller?: Caller;
   /** Set by `requireJsonBody`: the body text exactly as sent, for the exact int64 id. */
-  rawBody: string;
+  rawBody?: string;
   /** Set by the handler once the store has answered. */
   outcome?: CreateOutcome;
 };

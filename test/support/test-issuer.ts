@@ -1,0 +1,90 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type CryptoKey,
+  exportJWK,
+  generateKeyPair,
+  type JWK,
+  type JWTPayload,
+  SignJWT,
+} from 'jose';
+
+export type MintOptions = {
+  readonly claims?: JWTPayload;
+  /** Seconds from now; negative for an expired token. @default 300 */
+  readonly expiresIn?: number;
+  readonly issuer?: string;
+  readonly alg?: 'RS256' | 'ES256';
+  /** Sign with a key the JWKS does not publish. */
+  readonly unpublishedKey?: boolean;
+};
+
+export type TestIssuer = {
+  readonly issuer: string;
+  readonly jwksUrl: string;
+  /** How often the JWKS was fetched: proves caching and bounded refetching. */
+  readonly jwksFetches: () => number;
+  mint(options?: MintOptions): Promise<string>;
+  /** Publish a new signing key (rotation) and mint with it from now on. */
+  rotate(): Promise<void>;
+  close(): Promise<void>;
+};
+
+type SigningKey = { kid: string; alg: 'RS256' | 'ES256'; privateKey: CryptoKey; jwk: JWK };
+
+let kids = 0;
+
+async function signingKey(alg: 'RS256' | 'ES256'): Promise<SigningKey> {
+  const { publicKey, privateKey } = await generateKeyPair(alg);
+  kids += 1;
+  const kid = `test-${alg}-${kids}`;
+  return { kid, alg, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
+}
+
+/** A token issuer of the test's own: RS256 and ES256 keys served as a JWKS on loopback. */
+export async function startTestIssuer(): Promise<TestIssuer> {
+  const published: SigningKey[] = [await signingKey('RS256'), await signingKey('ES256')];
+  const unpublished = await signingKey('RS256');
+  let fetches = 0;
+  const server = createServer((request, response) => {
+    if (request.url !== '/.well-known/jwks.json') {
+      response.writeHead(404).end();
+      return;
+    }
+    fetches += 1;
+    response.setHeader('content-type', 'application/json');
+    response.end(JSON.stringify({ keys: published.map((key) => key.jwk) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    issuer,
+    jwksUrl: `${issuer}/.well-known/jwks.json`,
+    jwksFetches: () => fetches,
+    async mint(options = {}) {
+      const alg = options.alg ?? 'RS256';
+      const key = options.unpublishedKey
+        ? unpublished
+        : published.findLast((candidate) => candidate.alg === alg);
+      if (!key) throw new Error(`no ${alg} key`);
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({
+        scope: 'plants/write',
+        client_id: 'test-client',
+        token_use: 'access',
+        ...options.claims,
+      })
+        .setProtectedHeader({ alg, kid: key.kid, typ: 'JWT' })
+        .setIssuer(options.issuer ?? issuer)
+        .setSubject('test-client')
+        .setIssuedAt(now)
+        .setExpirationTime(now + (options.expiresIn ?? 300))
+        .sign(key.privateKey);
+    },
+    async rotate() {
+      published.push(await signingKey('RS256'));
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
