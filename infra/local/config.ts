@@ -1,0 +1,82 @@
+import { resolve } from 'node:path';
+
+/** How `npm start` and `npm run -s token` are configured, read once from the environment. */
+export interface LocalConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Absolute directory for the store and the signing key; `undefined` keeps both in memory. */
+  readonly dataDir: string | undefined;
+  readonly client: DevClient;
+}
+
+/** The one OAuth 2.0 client the local issuer knows, like the app client of the Cognito user pool. */
+export interface DevClient {
+  readonly id: string;
+  readonly secret: string;
+}
+
+export const defaults = {
+  host: '127.0.0.1',
+  port: 3000,
+  dataDir: '.data',
+  clientId: 'local-client',
+  clientSecret: 'local-secret',
+} as const;
+
+/** The value of `PLANTS_DATA_DIR` that keeps everything in memory instead of on disk. */
+export const inMemory = 'memory';
+
+export class LocalConfigError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'LocalConfigError';
+  }
+}
+
+export function loadLocalConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): LocalConfig {
+  const dataDir = nonEmpty(env, 'PLANTS_DATA_DIR') ?? defaults.dataDir;
+  return {
+    host: nonEmpty(env, 'HOST') ?? defaults.host,
+    port: readPort(env),
+    dataDir: dataDir === inMemory ? undefined : resolve(cwd, dataDir),
+    client: {
+      id: readClientCredential(env, 'PLANTS_CLIENT_ID') ?? defaults.clientId,
+      secret: readClientCredential(env, 'PLANTS_CLIENT_SECRET') ?? defaults.clientSecret,
+    },
+  };
+}
+
+/** The base URL clients use; a wildcard listen address is reached through loopback. */
+export function baseUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+function nonEmpty(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function readPort(env: NodeJS.ProcessEnv): number {
+  const raw = nonEmpty(env, 'PORT');
+  if (raw === undefined) return defaults.port;
+  const port = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new LocalConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
+  }
+  return port;
+}
+
+function readClientCredential(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = nonEmpty(env, name);
+  // Basic auth splits on the first colon (RFC 7617), so a colon in the id would make it unusable.
+  if (value !== undefined && !/^[\x21-\x39\x3b-\x7e]+$/.test(value)) {
+    throw new LocalConfigError(
+      `${name} must be printable ASCII without spaces or colons, got "${value}"`,
+    );
+  }
+  return value;
+}
