@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import {
+  fromResultV2,
+  gatewayError,
+  type RawRequest,
+  toEventV2,
+} from '../../../infra/local/http-gateway.ts';
+
+const request: RawRequest = {
+  method: 'POST',
+  url: '/plants',
+  httpVersion: '1.1',
+  rawHeaders: ['Host', 'api.example.com:3000', 'Content-Type', 'application/json'],
+  sourceIp: '127.0.0.1',
+  localPort: 3000,
+};
+const context = {
+  requestId: 'JKJaXmPLvHcESHA=',
+  routeKey: 'POST /plants',
+  receivedAt: new Date('2020-03-12T19:03:58.390Z'),
+};
+
+function event(overrides: Partial<RawRequest> = {}, body = Buffer.from('{"id":1}')) {
+  return toEventV2({ ...structuredClone(request), ...overrides }, body, context);
+}
+
+describe('toEventV2', () => {
+  it('builds a payload 2.0 event with the request context API Gateway sends', () => {
+    // Prepare
+    const headers = [...request.rawHeaders, 'User-Agent', 'curl/8.5.0'];
+
+    // Act
+    const result = event({ rawHeaders: headers });
+
+    // Assess
+    expect(result).toMatchObject({
+      version: '2.0',
+      routeKey: 'POST /plants',
+      rawPath: '/plants',
+      rawQueryString: '',
+      body: '{"id":1}',
+      isBase64Encoded: false,
+      requestContext: {
+        domainName: 'api.example.com',
+        domainPrefix: 'api',
+        http: {
+          method: 'POST',
+          path: '/plants',
+          protocol: 'HTTP/1.1',
+          sourceIp: '127.0.0.1',
+          userAgent: 'curl/8.5.0',
+        },
+        requestId: 'JKJaXmPLvHcESHA=',
+        routeKey: 'POST /plants',
+        stage: '$default',
+        time: '12/Mar/2020:19:03:58 +0000',
+        timeEpoch: 1584039838390,
+      },
+    });
+    expect(result).not.toHaveProperty('cookies');
+    expect(result).not.toHaveProperty('queryStringParameters');
+  });
+
+  it('lower-cases header names and joins repeated headers with commas', () => {
+    // Act
+    const result = event({
+      rawHeaders: ['X-Trace', 'a', 'Content-Type', 'application/json', 'x-trace', 'b'],
+    });
+
+    // Assess
+    expect(result.headers).toEqual({
+      'x-trace': 'a,b',
+      'content-type': 'application/json',
+      'x-forwarded-for': '127.0.0.1',
+      'x-forwarded-port': '3000',
+      'x-forwarded-proto': 'http',
+    });
+  });
+
+  it('moves cookies out of the headers into cookies', () => {
+    // Act
+    const result = event({
+      rawHeaders: [...request.rawHeaders, 'Cookie', 'a=1; b=2', 'Cookie', 'c=3'],
+    });
+
+    // Assess
+    expect(result.cookies).toEqual(['a=1', 'b=2', 'c=3']);
+    expect(result.headers).not.toHaveProperty('cookie');
+  });
+
+  it('keeps the raw query string and decodes queryStringParameters, repeats comma-joined', () => {
+    // Act
+    const result = event({ url: '/plants?tag=in%20door&a=1&a=2' });
+
+    // Assess
+    expect(result.rawPath).toBe('/plants');
+    expect(result.rawQueryString).toBe('tag=in%20door&a=1&a=2');
+    expect(result.queryStringParameters).toEqual({ tag: 'in door', a: '1,2' });
+  });
+
+  it.each([
+    ['JSON', 'application/json; charset=utf-8', Buffer.from('{"name":"Fern"}'), false],
+    ['a +json type', 'application/merge-patch+json', Buffer.from('{}'), false],
+    ['plain text', 'text/plain', Buffer.from('Fern'), false],
+    ['binary', 'application/octet-stream', Buffer.from([0, 1, 2, 255]), true],
+    ['JSON that is not valid UTF-8', 'application/json', Buffer.from([0x7b, 0xff, 0x7d]), true],
+    ['no content type', undefined, Buffer.from('{}'), true],
+  ])('sends %s as %s', (_name, contentType, body, base64) => {
+    // Prepare
+    const rawHeaders = contentType === undefined ? [] : ['Content-Type', contentType];
+
+    // Act
+    const result = event({ rawHeaders }, body);
+
+    // Assess
+    expect(result.isBase64Encoded).toBe(base64);
+    expect(result.body).toBe(body.toString(base64 ? 'base64' : 'utf8'));
+  });
+
+  it('leaves out the body when there is none', () => {
+    // Act
+    const result = event({}, Buffer.alloc(0));
+
+    // Assess
+    expect(result).not.toHaveProperty('body');
+    expect(result.isBase64Encoded).toBe(false);
+  });
+});
+
+describe('fromResultV2', () => {
+  it('maps status, headers and body, and each cookie to a Set-Cookie header', () => {
+    // Act
+    const response = fromResultV2({
+      statusCode: 201,
+      headers: { 'Content-Type': 'application/json', 'X-Count': 2 },
+      cookies: ['a=1; HttpOnly', 'b=2'],
+      body: '{"name":"Fern"}',
+    });
+
+    // Assess
+    expect(response.statusCode).toBe(201);
+    expect(response.headers).toEqual({
+      'content-type': 'application/json',
+      'x-count': '2',
+      'set-cookie': ['a=1; HttpOnly', 'b=2'],
+    });
+    expect(response.body.toString()).toBe('{"name":"Fern"}');
+  });
+
+  it('decodes a base64 body', () => {
+    // Act
+    const response = fromResultV2({
+      statusCode: 200,
+      body: Buffer.from([0, 255]).toString('base64'),
+      isBase64Encoded: true,
+    });
+
+    // Assess
+    expect([...response.body]).toEqual([0, 255]);
+  });
+
+  it('answers 200 JSON with the value itself when the result has no statusCode', () => {
+    // Act
+    const response = fromResultV2({ name: 'Fern' });
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toEqual({ 'content-type': 'application/json' });
+    expect(response.body.toString()).toBe('{"name":"Fern"}');
+  });
+
+  it('answers the gateway 500 for an invalid status code', () => {
+    // Act
+    const response = fromResultV2({ statusCode: 'ok' });
+
+    // Assess
+    expect(response).toEqual(gatewayError(500));
+    expect(JSON.parse(response.body.toString())).toEqual({ message: 'Internal Server Error' });
+  });
+});

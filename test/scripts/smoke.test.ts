@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalApi } from '../../infra/local/local-api.ts';
+import { clientCredentialsToken, startTestApi } from '../infra/local/local-api-fixture.ts';
+
+const smokeScript = fileURLToPath(new URL('../../scripts/smoke.ts', import.meta.url));
+const run = promisify(execFile);
+
+function runSmoke(args: string[]) {
+  // process.execPath is the Node 24 that runs vitest, which strips the script's types itself.
+  return run(process.execPath, [smokeScript, ...args]);
+}
+
+describe('smoke script (npm run smoke)', () => {
+  let api: LocalApi;
+  let token: string;
+
+  beforeAll(async () => {
+    api = await startTestApi();
+    token = await clientCredentialsToken(api);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('passes every step against the local API and exits 0', async () => {
+    // Act
+    const { stdout } = await runSmoke(['--url', api.url, '--token', token]);
+
+    // Assess
+    const lines = stdout.trim().split('\n');
+    expect(lines.filter((line) => line.startsWith('PASS '))).toHaveLength(6);
+    expect(lines.filter((line) => line.startsWith('FAIL '))).toHaveLength(0);
+    expect(stdout).toMatch(/^PASS create plant \d+: 200 /m);
+    expect(stdout).toMatch(/^PASS same id, another name is a conflict: 409 /m);
+    expect(stdout).toMatch(/^PASS no token is rejected: 401 /m);
+  });
+
+  it('prints FAIL lines and exits 1 when the token is not accepted', async () => {
+    // Act
+    const failed = runSmoke(['--url', api.url, '--token', 'not-a-token']);
+
+    // Assess
+    await expect(failed).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringMatching(/^FAIL create plant \d+: expected 200, got 401/m),
+    });
+  });
+
+  it('exits 2 with the usage when --url or --token is missing', async () => {
+    // Act
+    const failed = runSmoke(['--url', api.url]);
+
+    // Assess
+    await expect(failed).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^Usage: npm run smoke/),
+    });
+  });
+});
