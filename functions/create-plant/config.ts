@@ -27,14 +27,16 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Reads the handler's environment once; see the table in the README. */
 export function loadConfig(env: Env): Config {
-  const issuer = required(env, 'AUTH_ISSUER').replace(/\/+$/, '');
+  // Kept exactly as configured: `iss` must match it to the character (Auth0's ends in a slash).
+  const issuer = required(env, 'AUTH_ISSUER');
+  if (!URL.canParse(issuer)) throw new ConfigError(`AUTH_ISSUER is not a valid URL: ${issuer}`);
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   if (!region) throw new ConfigError('AWS_REGION is not set');
   return {
     tableName: required(env, 'PLANTS_TABLE_NAME'),
     auth: {
       issuer,
-      jwksUrl: url(env, 'AUTH_JWKS_URL', `${issuer}/.well-known/jwks.json`),
+      jwksUrl: url(env, 'AUTH_JWKS_URL', `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`),
       audiences: (env.AUTH_AUDIENCE ?? '')
         .split(',')
         .map((audience) => audience.trim())

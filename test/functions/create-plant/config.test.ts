@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../functions/create-plant/config.ts';
+
+const lambdaEnv = {
+  PLANTS_TABLE_NAME: 'PlantStore-PlantsTable-1A2B3C',
+  AUTH_ISSUER: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example/',
+  AWS_REGION: 'eu-west-1',
+  AWS_ACCESS_KEY_ID: 'ASIAEXAMPLE',
+  AWS_SECRET_ACCESS_KEY: 'secret',
+  AWS_SESSION_TOKEN: 'session',
+};
+
+describe('loadConfig', () => {
+  it('reads a Lambda environment with the documented defaults', () => {
+    const config = loadConfig(lambdaEnv);
+
+    expect(config.tableName).toBe('PlantStore-PlantsTable-1A2B3C');
+    expect(config.auth).toStrictEqual({
+      issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example/',
+      jwksUrl: new URL(
+        'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example/.well-known/jwks.json',
+      ),
+      audiences: [],
+      requiredScope: 'plants/write',
+    });
+    expect(config.dynamodb.endpoint.href).toBe('https://dynamodb.eu-west-1.amazonaws.com/');
+    expect(config.dynamodb.credentials.sessionToken).toBe('session');
+  });
+
+  it('takes the overrides: JWKS URL, audiences, scope and the DynamoDB endpoint', () => {
+    const config = loadConfig({
+      ...lambdaEnv,
+      AUTH_JWKS_URL: 'https://issuer.example/keys',
+      AUTH_AUDIENCE: ' api, client-1 ,,',
+      AUTH_SCOPE: 'garden/write',
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',
+    });
+
+    expect(config.auth.jwksUrl.href).toBe('https://issuer.example/keys');
+    expect(config.auth.audiences).toStrictEqual(['api', 'client-1']);
+    expect(config.auth.requiredScope).toBe('garden/write');
+    expect(config.dynamodb.endpoint.href).toBe('http://127.0.0.1:8000/');
+  });
+
+  it.each([
+    ['PLANTS_TABLE_NAME', { PLANTS_TABLE_NAME: undefined }, 'PLANTS_TABLE_NAME is not set'],
+    ['AUTH_ISSUER', { AUTH_ISSUER: '' }, 'AUTH_ISSUER is not set'],
+    ['AUTH_ISSUER', { AUTH_ISSUER: 'not a url' }, 'AUTH_ISSUER is not a valid URL: not a url'],
+    ['AWS_REGION', { AWS_REGION: undefined }, 'AWS_REGION is not set'],
+    ['AWS_ACCESS_KEY_ID', { AWS_ACCESS_KEY_ID: undefined }, 'AWS_ACCESS_KEY_ID is not set'],
+    ['AUTH_JWKS_URL', { AUTH_JWKS_URL: 'nope' }, 'AUTH_JWKS_URL is not a valid URL: nope'],
+  ])('fails at cold start naming %s', (_name, override, message) => {
+    expect(() => loadConfig({ ...lambdaEnv, ...override })).toThrow(message);
+  });
+});
