@@ -1,0 +1,79 @@
+import path from 'node:path';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * The one definition of how the create-plant function is bundled. The stack hands
+ * `cdkBundlingOptions` to NodejsFunction; tests and benchmarks hand `esbuildBuildOptions` to
+ * esbuild's JS API. Both are derived from the constants below, so what is measured and tested is
+ * byte-for-byte what ships.
+ */
+
+export const projectRoot = path.resolve(import.meta.dirname, '..');
+
+export const createPlantEntry = path.join(projectRoot, 'functions', 'create-plant', 'handler.ts');
+
+/** NodejsFunction names an ESM bundle `index.mjs`; the handler string follows from it. */
+export const bundleFileName = 'index.mjs';
+export const lambdaHandler = 'index.handler';
+
+/** Matches the Lambda runtime `nodejs24.x`, so esbuild leaves every Node 24 feature untouched. */
+const target = 'node24';
+
+/** ESM because the handler and jose are ESM; `module` first lets esbuild pick ESM builds of deps. */
+const mainFields = ['module', 'main'];
+
+/**
+ * A CommonJS dependency inside an ESM bundle may still call `require` for a Node built-in; ESM has
+ * no `require`, so the banner makes one. The alias avoids clashing with any `createRequire` import.
+ */
+const esmRequireBanner =
+  "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
+
+/**
+ * Bundle everything. The handler talks to DynamoDB through its own small HTTP client, so no
+ * `@aws-sdk/*` module is imported at all; the runtime's copy of the SDK would be dead weight either
+ * way. An empty list (instead of NodejsFunction's default `@aws-sdk/*`) means a stray SDK import
+ * is bundled and visible in the bundle test's metafile rather than silently resolved at runtime.
+ */
+const externalModules: readonly string[] = [];
+
+/**
+ * A linked `.map` beside the bundle, without sources: Node reads it only when an error's stack is
+ * formatted, so stack traces point at `functions/create-plant/*.ts` at no cost on the happy path.
+ */
+export const nodeOptions = '--enable-source-maps';
+
+export const cdkBundlingOptions: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target,
+  minify: true,
+  // Error classes set `this.name` themselves, but logs and traces still read better unmangled.
+  keepNames: true,
+  sourceMap: true,
+  sourceMapMode: SourceMapMode.DEFAULT,
+  sourcesContent: false,
+  mainFields,
+  banner: esmRequireBanner,
+  externalModules: [...externalModules],
+  // Docker is never needed: esbuild is a devDependency and runs locally in CI and on laptops.
+  forceDockerBundling: false,
+};
+
+/** The same bundle for esbuild's JS API; the caller adds `outdir` and gets `outdir/index.mjs`. */
+export const esbuildBuildOptions: BuildOptions = {
+  entryPoints: { index: createPlantEntry },
+  bundle: true,
+  platform: 'node',
+  target,
+  format: 'esm',
+  outExtension: { '.js': '.mjs' },
+  minify: true,
+  keepNames: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
+  mainFields,
+  banner: { js: esmRequireBanner },
+  external: [...externalModules],
+};

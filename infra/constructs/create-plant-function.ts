@@ -1,0 +1,137 @@
+import path from 'node:path';
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { cdkBundlingOptions, createPlantEntry, nodeOptions, projectRoot } from '../bundling.ts';
+
+/** Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. */
+export interface TokenIssuerConfig {
+  /** Must equal the tokens' `iss` claim exactly. */
+  readonly issuer: string;
+  /**
+   * The issuer's signing keys.
+   * @default `${issuer}/.well-known/jwks.json`
+   */
+  readonly jwksUrl?: string;
+  /** Accepted `aud` (or Cognito `client_id`) values; at least one. */
+  readonly audiences: readonly string[];
+  /**
+   * The scope a token must carry to create plants.
+   * @default 'plants/write'
+   */
+  readonly scope?: string;
+}
+
+export interface CreatePlantFunctionProps {
+  /** The function may put and get items in this table, and nothing else. */
+  readonly table: ITable;
+  readonly tokenIssuer: TokenIssuerConfig;
+  /**
+   * CPU scales with memory on Lambda; 1024 MB (about 0.6 vCPU on arm64) keeps module init and the
+   * RS256 verify of a cold start short, and costs little for a function that runs ~10 ms warm.
+   * The benchmark issue refines this with measurements.
+   * @default 1024
+   */
+  readonly memorySize?: number;
+  /**
+   * Far above a healthy request (two DynamoDB calls of a few ms) and above the handler's own
+   * worst case: 3 attempts x 800 ms per DynamoDB call plus backoff, and a 3 s JWKS fetch.
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * The create-plant Lambda function: Node 24 on arm64, bundled locally by esbuild with the shared
+ * options, JSON logs, active tracing, and a role that can only write its log group, send traces,
+ * and put and get items in the plants table.
+ */
+export class CreatePlantFunction extends Construct {
+  readonly function: IFunction;
+  readonly role: IRole;
+  readonly logGroup: ILogGroup;
+
+  constructor(scope: Construct, id: string, props: CreatePlantFunctionProps) {
+    super(scope, id);
+    const { table, tokenIssuer } = props;
+
+    this.logGroup = new LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    });
+
+    // A role of our own instead of AWSLambdaBasicExecutionRole, whose logs actions apply to every
+    // log group in the account.
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'create-plant: write its own logs and traces, put and get plants',
+    });
+    this.role = role;
+
+    const fn = new NodejsFunction(this, 'Function', {
+      entry: createPlantEntry,
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      bundling: cdkBundlingOptions,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      systemLogLevelV2: SystemLogLevel.WARN,
+      tracing: Tracing.ACTIVE,
+      description: 'POST /plants: verify the bearer token, validate, write the plant',
+      environment: {
+        PLANTS_TABLE_NAME: table.tableName,
+        AUTH_ISSUER: tokenIssuer.issuer,
+        AUTH_JWKS_URL: tokenIssuer.jwksUrl ?? defaultJwksUrl(tokenIssuer.issuer),
+        AUTH_AUDIENCE: tokenIssuer.audiences.join(','),
+        AUTH_SCOPE: tokenIssuer.scope ?? 'plants/write',
+        NODE_OPTIONS: nodeOptions,
+      },
+    });
+    this.function = fn;
+
+    this.logGroup.grantWrite(role);
+    // Exactly the two calls the handler's store makes, on this one table; not grantReadWriteData,
+    // which would also allow scans, deletes and batch writes.
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+        resources: [table.tableArn],
+      }),
+    );
+
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions, so ' +
+        'active tracing needs Resource "*"; they are the only actions granted on "*".',
+    });
+  }
+}
+
+/** Auth0's issuer ends in `/`; the well-known path must not be appended after a second one. */
+function defaultJwksUrl(issuer: string): string {
+  return `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`;
+}

@@ -1,0 +1,127 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import {
+  FeaturePlan,
+  OAuthScope,
+  ResourceServerScope,
+  UserPool,
+  UserPoolClientIdentityProvider,
+} from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+import type { TokenIssuerConfig } from './create-plant-function.ts';
+
+export interface MachineAuthProps {
+  /**
+   * The Cognito domain prefix: `https://<prefix>.auth.<region>.amazoncognito.com`. It must be unique
+   * in the region across all AWS accounts, lowercase letters, digits and hyphens, and may not
+   * contain `aws`, `amazon` or `cognito`.
+   */
+  readonly domainPrefix: string;
+  /**
+   * Lifetime of the access tokens the client gets; a client asks for a new one when it expires.
+   * @default Duration.hours(1)
+   */
+  readonly accessTokenValidity?: Duration;
+}
+
+/**
+ * A Cognito user pool used only as an OAuth 2.0 authorization server for machine clients:
+ * a resource server `plants` with the scope `write` (`plants/write` in the token), one app client
+ * with a secret and the client-credentials grant, and a domain for the token endpoint.
+ */
+export class MachineAuth extends Construct {
+  readonly userPool: IUserPool;
+  readonly client: IUserPoolClient;
+  /** The full scope string tokens carry, `plants/write`. */
+  readonly scope: string;
+  /** `POST` here with the client id and secret (HTTP Basic) and `grant_type=client_credentials`. */
+  readonly tokenUrl: string;
+  /** What the function trusts: the pool as issuer, its JWKS, and the client id as audience. */
+  readonly tokenIssuer: TokenIssuerConfig;
+
+  constructor(scope: Construct, id: string, props: MachineAuthProps) {
+    super(scope, id);
+
+    const userPool = new UserPool(this, 'UserPool', {
+      selfSignUpEnabled: false,
+      // No one signs in with a password here; should an administrator ever add a user anyway,
+      // the password is at least strong.
+      passwordPolicy: {
+        minLength: 14,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireDigits: true,
+        requireSymbols: true,
+      },
+      // The pool holds no users, only client configuration, and threat protection (PLUS) applies
+      // to user sign-ins: the cheapest plan is the right one.
+      featurePlan: FeaturePlan.LITE,
+      // Nothing in it is irreplaceable: a new pool means a new client id and secret, not lost data.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.userPool = userPool;
+
+    const writeScope = new ResourceServerScope({
+      scopeName: 'write',
+      scopeDescription: 'Create plants',
+    });
+    const resourceServer = userPool.addResourceServer('ResourceServer', {
+      identifier: 'plants',
+      userPoolResourceServerName: 'Plant Store API',
+      scopes: [writeScope],
+    });
+    const oauthScope = OAuthScope.resourceServer(resourceServer, writeScope);
+    this.scope = oauthScope.scopeName;
+
+    const client = userPool.addClient('MachineClient', {
+      generateSecret: true,
+      authFlows: {},
+      oAuth: {
+        flows: { clientCredentials: true },
+        scopes: [oauthScope],
+      },
+      supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
+      accessTokenValidity: props.accessTokenValidity ?? Duration.hours(1),
+      enableTokenRevocation: true,
+      preventUserExistenceErrors: true,
+    });
+    // Cognito rejects a client whose scopes name a resource server that does not exist yet.
+    client.node.addDependency(resourceServer);
+    this.client = client;
+
+    const domain = userPool.addDomain('Domain', {
+      cognitoDomain: { domainPrefix: props.domainPrefix },
+    });
+    this.tokenUrl = `${domain.baseUrl()}/oauth2/token`;
+
+    const issuer = userPool.userPoolProviderUrl;
+    this.tokenIssuer = {
+      issuer,
+      jwksUrl: `${issuer}/.well-known/jwks.json`,
+      // Cognito access tokens carry no `aud`; the handler matches `client_id` instead.
+      audiences: [client.userPoolClientId],
+      scope: this.scope,
+    };
+
+    Validations.of(userPool).acknowledge(
+      {
+        id: 'AwsSolutions-COG2',
+        reason:
+          'MFA protects user sign-ins; this pool has no users and self sign-up is disabled. ' +
+          'Machine clients use the OAuth 2.0 client-credentials grant, which has no second factor.',
+      },
+      {
+        id: 'AwsSolutions-COG3',
+        reason:
+          'Threat protection (advanced security) scores user sign-ins and needs the PLUS plan; ' +
+          'there are none here, only client-credentials token requests with a client secret.',
+      },
+      {
+        id: 'AwsSolutions-COG8',
+        reason:
+          'The PLUS plan exists for threat protection of user sign-ins (see COG3); a pool that ' +
+          'only serves client-credentials tokens gains nothing from it at a per-user price.',
+      },
+    );
+  }
+}

@@ -1,0 +1,167 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IAlarm, IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+
+export interface OperationalAlarmsProps {
+  readonly function: IFunction;
+  readonly api: IHttpApi;
+  readonly table: ITable;
+  /**
+   * Subscribe this address to an SNS topic that every alarm notifies, on ALARM and on OK.
+   * @default - no topic; the alarms show in the CloudWatch console only
+   */
+  readonly alarmEmail?: string;
+  /**
+   * Alarm when more than this percentage of requests end in a 5xx.
+   * @default 5
+   */
+  readonly serverErrorRatePercent?: number;
+  /**
+   * Alarm when the API's p99 latency stays above this.
+   * @default Duration.seconds(2)
+   */
+  readonly p99LatencyThreshold?: Duration;
+}
+
+const period = Duration.minutes(5);
+
+/**
+ * The alarms that should wake an operator: the function failing or throttled, clients getting
+ * 5xx or slow answers, DynamoDB refusing work. Each fires on its first bad datapoint or on two of
+ * three, and none fires on silence: an idle API has no datapoints, and that is not an incident.
+ */
+export class OperationalAlarms extends Construct {
+  readonly alarms: readonly IAlarm[];
+  readonly topic?: ITopic;
+
+  constructor(scope: Construct, id: string, props: OperationalAlarmsProps) {
+    super(scope, id);
+    const { function: fn, api, table } = props;
+
+    const alarms: Alarm[] = [];
+    const alarm = (alarmId: string, metric: IMetric, options: AlarmShape): void => {
+      alarms.push(
+        new Alarm(this, alarmId, {
+          metric,
+          threshold: options.threshold,
+          comparisonOperator: options.comparisonOperator,
+          evaluationPeriods: options.evaluationPeriods ?? 1,
+          datapointsToAlarm: options.datapointsToAlarm ?? 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+          alarmDescription: options.description,
+        }),
+      );
+    };
+
+    // The handler turns every expected failure into a response, so a Lambda error means a crash,
+    // a timeout or a failed cold start: worth a page at the first one.
+    alarm('FunctionErrors', fn.metricErrors({ period, statistic: Stats.SUM }), {
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      description:
+        'create-plant threw, timed out or failed to start. Read its log group for the request id.',
+    });
+
+    alarm('FunctionThrottles', fn.metricThrottles({ period, statistic: Stats.SUM }), {
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      description:
+        'create-plant hit its concurrency limit; clients got 5xx. Check the account concurrency.',
+    });
+
+    // A rate, not a count, so that the threshold means the same at 1 and at 1000 requests/s.
+    const serverErrorRate = new MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: {
+        errors: api.metricServerError({ period, statistic: Stats.SUM }),
+        requests: api.metricCount({ period, statistic: Stats.SUM }),
+      },
+      period,
+      label: 'API 5xx rate (%)',
+    });
+    alarm('Api5xxRate', serverErrorRate, {
+      threshold: props.serverErrorRatePercent ?? 5,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description:
+        'More than the allowed share of POST /plants answers were 5xx (503 = store or issuer ' +
+        'unavailable, 500 = bug) in two of the last three 5-minute periods.',
+    });
+
+    alarm('ApiP99Latency', api.metricLatency({ period, statistic: Stats.p(99) }), {
+      threshold: (props.p99LatencyThreshold ?? Duration.seconds(2)).toMilliseconds(),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description:
+        'p99 latency of the API stayed high in two of the last three 5-minute periods. ' +
+        'Compare with the function duration and the DynamoDB latency.',
+    });
+
+    alarm(
+      'TableThrottledRequests',
+      table.metricThrottledRequestsForOperations({
+        operations: [Operation.PUT_ITEM, Operation.GET_ITEM],
+        period,
+      }),
+      {
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        description:
+          'DynamoDB throttled PutItem or GetItem on the plants table (hot key or account limit); ' +
+          'the function retries, then answers 503.',
+      },
+    );
+
+    this.alarms = alarms;
+
+    if (props.alarmEmail !== undefined) {
+      const topic = new Topic(this, 'AlarmTopic', {
+        displayName: 'Plant Store alarms',
+        enforceSSL: true,
+      });
+      topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      const action = new SnsAction(topic);
+      for (const each of alarms) {
+        each.addAlarmAction(action);
+        each.addOkAction(action);
+      }
+      this.topic = topic;
+
+      Validations.of(topic).acknowledge({
+        id: 'AwsSolutions-SNS2',
+        reason:
+          'Alarm notifications carry alarm names, states and metric values, no customer data. ' +
+          'CloudWatch cannot publish to a topic encrypted with the AWS-managed aws/sns key, and ' +
+          'a customer-managed key would add cost and a key policy to maintain for nothing ' +
+          'secret. Publishing requires TLS (enforceSSL).',
+      });
+    }
+  }
+}
+
+interface AlarmShape {
+  readonly threshold: number;
+  readonly comparisonOperator: ComparisonOperator;
+  /** @default 1 */
+  readonly evaluationPeriods?: number;
+  /** @default 1 */
+  readonly datapointsToAlarm?: number;
+  readonly description: string;
+}

@@ -1,0 +1,38 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+
+export interface PlantsTableProps {
+  /**
+   * Keep the table, and its data, when the stack is deleted or the resource replaced.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Refuse DeleteTable calls, from the console or a script, until this is turned off.
+   * @default true
+   */
+  readonly deletionProtection?: boolean;
+}
+
+/**
+ * The one table of plants, keyed by the plant's int64 `id` (a DynamoDB Number keeps all 19 digits
+ * exactly). No physical name: CloudFormation derives one from the stack, so stages never clash.
+ */
+export class PlantsTable extends Construct {
+  readonly table: ITable;
+
+  constructor(scope: Construct, id: string, props: PlantsTableProps = {}) {
+    super(scope, id);
+    // The id 'Table' is part of the logical id; renaming it would create a new, empty table.
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: 'id', type: AttributeType.NUMBER },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: props.deletionProtection ?? true,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      encryption: TableEncryption.AWS_MANAGED,
+    });
+  }
+}

@@ -1,0 +1,98 @@
+import type { StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Stack } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
+import { CreatePlantFunction } from './constructs/create-plant-function.ts';
+import { MachineAuth } from './constructs/machine-auth.ts';
+import { OperationalAlarms } from './constructs/operational-alarms.ts';
+import { PlantsHttpApi } from './constructs/plants-http-api.ts';
+import { PlantsTable } from './constructs/plants-table.ts';
+
+export interface PlantStoreStackProps extends StackProps {
+  /** The deployment's name (`dev`, `prod`); it only feeds the Cognito domain prefix default. */
+  readonly stage: string;
+  /**
+   * Trust this OIDC issuer (Auth0, Entra ID, Okta) instead of creating a Cognito user pool.
+   * @default - a Cognito user pool with a client-credentials app client
+   */
+  readonly externalIssuer?: TokenIssuerConfig;
+  /**
+   * The Cognito domain prefix, which must be unique in the region across all accounts.
+   * @default `plant-store-<stage>-<account id>`
+   */
+  readonly authDomainPrefix?: string;
+  /** @default - no SNS topic */
+  readonly alarmEmail?: string;
+  /** @default 100 */
+  readonly throttlingRateLimit?: number;
+  /** @default 200 */
+  readonly throttlingBurstLimit?: number;
+}
+
+/**
+ * The Plant Store API on AWS: `POST /plants` on an HTTP API, one function, one table, a Cognito
+ * token issuer (or an external one) and the alarms an operator needs. Environment-agnostic: no
+ * lookups, so it synthesizes without credentials.
+ */
+export class PlantStoreStack extends Stack {
+  constructor(scope: Construct, id: string, props: PlantStoreStackProps) {
+    super(scope, id, props);
+
+    const { table } = new PlantsTable(this, 'Plants');
+
+    // One issuer or the other, never both: the function trusts exactly one.
+    const auth =
+      props.externalIssuer === undefined
+        ? new MachineAuth(this, 'MachineAuth', {
+            domainPrefix: props.authDomainPrefix ?? `plant-store-${props.stage}-${Aws.ACCOUNT_ID}`,
+          })
+        : undefined;
+    const tokenIssuer: TokenIssuerConfig =
+      props.externalIssuer ?? (auth as MachineAuth).tokenIssuer;
+
+    const createPlant = new CreatePlantFunction(this, 'CreatePlant', { table, tokenIssuer });
+
+    const http = new PlantsHttpApi(this, 'Http', {
+      createPlantFunction: createPlant.function,
+      throttlingRateLimit: props.throttlingRateLimit,
+      throttlingBurstLimit: props.throttlingBurstLimit,
+    });
+
+    new OperationalAlarms(this, 'Alarms', {
+      function: createPlant.function,
+      api: http.api,
+      table,
+      alarmEmail: props.alarmEmail,
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Base URL of the API; POST plants to <ApiUrl>plants',
+      value: http.url,
+    });
+    new CfnOutput(this, 'PlantsTableName', {
+      description: 'The DynamoDB table (retained when the stack is deleted)',
+      value: table.tableName,
+    });
+
+    if (auth === undefined) {
+      new CfnOutput(this, 'AuthIssuer', {
+        description: 'The external issuer whose tokens the API accepts',
+        value: tokenIssuer.issuer,
+      });
+      return;
+    }
+    const { userPool, client } = auth;
+    new CfnOutput(this, 'TokenUrl', {
+      description: 'OAuth 2.0 token endpoint (client_credentials grant, scope plants/write)',
+      value: auth.tokenUrl,
+    });
+    new CfnOutput(this, 'ClientId', {
+      description: 'The machine client id',
+      value: client.userPoolClientId,
+    });
+    new CfnOutput(this, 'ClientSecretCommand', {
+      description: 'Prints the machine client secret (needs cognito-idp:DescribeUserPoolClient)',
+      value: `aws cognito-idp describe-user-pool-client --region ${Aws.REGION} --user-pool-id ${userPool.userPoolId} --client-id ${client.userPoolClientId} --query UserPoolClient.ClientSecret --output text`,
+    });
+  }
+}

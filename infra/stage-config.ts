@@ -1,0 +1,124 @@
+import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
+
+/**
+ * What varies between deployments, read from CDK context (`-c key=value` or cdk.json):
+ *
+ * | key | meaning | default |
+ * |---|---|---|
+ * | `stage` | deployment name; the stack is `PlantStore-<stage>` | `dev` |
+ * | `alarmEmail` | subscribe this address to the alarms' SNS topic | no topic |
+ * | `authIssuer` | trust this OIDC issuer instead of creating a Cognito pool | Cognito |
+ * | `authAudience` | with `authIssuer`: accepted `aud` values, comma-separated (required) | |
+ * | `authJwksUrl` | with `authIssuer`: its JWKS URL | `<authIssuer>/.well-known/jwks.json` |
+ * | `authScope` | with `authIssuer`: the scope that allows creating plants | `plants/write` |
+ * | `authDomainPrefix` | the Cognito domain prefix | `plant-store-<stage>-<account id>` |
+ * | `throttleRateLimit` | stage steady-state requests per second | 100 |
+ * | `throttleBurstLimit` | stage burst | 200 |
+ */
+export interface StageConfig {
+  readonly stage: string;
+  readonly alarmEmail?: string;
+  readonly externalIssuer?: TokenIssuerConfig;
+  readonly authDomainPrefix?: string;
+  readonly throttlingRateLimit?: number;
+  readonly throttlingBurstLimit?: number;
+}
+
+export type ContextReader = (key: string) => unknown;
+
+export class StageConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StageConfigError';
+  }
+}
+
+/** Short and DNS-safe: it ends up in the stack name and the Cognito domain prefix. */
+const stagePattern = /^[a-z][a-z0-9-]{0,19}$/;
+/** Cognito's own rule, plus its reserved words, checked here so a bad value fails at synth. */
+const domainPrefixPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const reservedInDomainPrefix = /aws|amazon|cognito/;
+
+export function readStageConfig(context: ContextReader): StageConfig {
+  const stage = text(context, 'stage') ?? 'dev';
+  if (!stagePattern.test(stage)) {
+    throw new StageConfigError(
+      `context "stage" must be lowercase letters, digits and hyphens, starting with a letter, at most 20 characters: ${stage}`,
+    );
+  }
+
+  const alarmEmail = text(context, 'alarmEmail');
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
+    throw new StageConfigError(`context "alarmEmail" is not an e-mail address: ${alarmEmail}`);
+  }
+
+  const authDomainPrefix = text(context, 'authDomainPrefix');
+  if (
+    authDomainPrefix !== undefined &&
+    (!domainPrefixPattern.test(authDomainPrefix) || reservedInDomainPrefix.test(authDomainPrefix))
+  ) {
+    throw new StageConfigError(
+      `context "authDomainPrefix" must be lowercase letters, digits and hyphens, at most 63 characters, without "aws", "amazon" or "cognito": ${authDomainPrefix}`,
+    );
+  }
+
+  return {
+    stage,
+    alarmEmail,
+    externalIssuer: readExternalIssuer(context),
+    authDomainPrefix,
+    throttlingRateLimit: positiveInteger(context, 'throttleRateLimit'),
+    throttlingBurstLimit: positiveInteger(context, 'throttleBurstLimit'),
+  };
+}
+
+function readExternalIssuer(context: ContextReader): TokenIssuerConfig | undefined {
+  const issuer = text(context, 'authIssuer');
+  const dependents = ['authAudience', 'authJwksUrl', 'authScope'];
+  if (issuer === undefined) {
+    const stray = dependents.find((key) => text(context, key) !== undefined);
+    if (stray !== undefined) {
+      throw new StageConfigError(`context "${stray}" applies only together with "authIssuer"`);
+    }
+    return undefined;
+  }
+  httpsUrl('authIssuer', issuer);
+  const audiences = (text(context, 'authAudience') ?? '')
+    .split(',')
+    .map((audience) => audience.trim())
+    .filter(Boolean);
+  // Without an audience, any token the issuer signs for any other API would be accepted here.
+  if (audiences.length === 0) {
+    throw new StageConfigError('context "authAudience" is required with "authIssuer"');
+  }
+  const jwksUrl = text(context, 'authJwksUrl');
+  if (jwksUrl !== undefined) httpsUrl('authJwksUrl', jwksUrl);
+  return { issuer, audiences, jwksUrl, scope: text(context, 'authScope') };
+}
+
+function text(context: ContextReader, key: string): string | undefined {
+  const value = context(key);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') {
+    throw new StageConfigError(`context "${key}" must be a string`);
+  }
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function positiveInteger(context: ContextReader, key: string): number | undefined {
+  const value = context(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  // `-c key=100` arrives as a string, cdk.json may hold a number.
+  const parsed = typeof value === 'number' ? value : Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0) {
+    throw new StageConfigError(`context "${key}" must be a positive integer: ${String(value)}`);
+  }
+  return parsed;
+}
+
+function httpsUrl(key: string, value: string): void {
+  if (!URL.canParse(value) || new URL(value).protocol !== 'https:') {
+    throw new StageConfigError(`context "${key}" must be an https URL: ${value}`);
+  }
+}
