@@ -1,0 +1,75 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { bundleFileName, createPlantEntry, esbuildBuildOptions } from '../infra/bundling.ts';
+
+export type BundleName = 'floor' | 'bare' | 'shipped' | 'shipped-noop-store';
+
+export type BundleSpec = {
+  readonly name: BundleName;
+  readonly label: string;
+  readonly entry: string;
+  /** Cold init is measured for bundles that ship or serve as a reference; not for test doubles. */
+  readonly cold: boolean;
+  /** `dynalite` writes through the bundle's own client; `none` means the store is in-process. */
+  readonly store: 'dynalite' | 'none';
+};
+
+export type BuiltBundle = BundleSpec & {
+  readonly file: string;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  readonly sourceMapBytes: number;
+};
+
+const reference = (file: string) => path.join(import.meta.dirname, 'reference', file);
+
+export const bundleSpecs: readonly BundleSpec[] = [
+  { name: 'floor', label: 'FLOOR', entry: reference('floor.ts'), cold: true, store: 'none' },
+  {
+    name: 'bare',
+    label: 'BARE (AWS SDK v3)',
+    entry: reference('bare.ts'),
+    cold: true,
+    store: 'dynalite',
+  },
+  { name: 'shipped', label: 'shipped', entry: createPlantEntry, cold: true, store: 'dynalite' },
+  {
+    name: 'shipped-noop-store',
+    label: 'shipped, no-op store',
+    entry: reference('noop-store.ts'),
+    cold: false,
+    store: 'none',
+  },
+];
+
+/**
+ * Builds every bundle with the stack's own esbuild options (`infra/bundling.ts`), overriding only
+ * the entry point, so the `shipped` bundle is byte for byte what `cdk deploy` uploads.
+ */
+export async function buildBundles(outDir: string): Promise<BuiltBundle[]> {
+  const built: BuiltBundle[] = [];
+  for (const spec of bundleSpecs) {
+    const dir = path.join(outDir, spec.name);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    await build({
+      ...esbuildBuildOptions,
+      entryPoints: { index: spec.entry },
+      outdir: dir,
+      logLevel: 'warning',
+    });
+    const file = path.join(dir, bundleFileName);
+    const code = await readFile(file);
+    const map = await readFile(`${file}.map`).catch(() => Buffer.alloc(0));
+    built.push({
+      ...spec,
+      file,
+      bytes: code.length,
+      gzipBytes: gzipSync(code, { level: 9 }).length,
+      sourceMapBytes: map.length,
+    });
+  }
+  return built;
+}

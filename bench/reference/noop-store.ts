@@ -1,0 +1,23 @@
+import { createJwtVerifier } from '../../functions/create-plant/auth/token-verifier.ts';
+import { loadConfig } from '../../functions/create-plant/config.ts';
+import { makeHandler } from '../../functions/create-plant/create-plant.ts';
+import type { PlantStore } from '../../functions/create-plant/store/plant-store.ts';
+
+/**
+ * The shipped handler's whole chain (log, errors, auth, JSON body, parse, validate, respond) over a
+ * store that does nothing, so the framework's own cost per request is visible without I/O.
+ */
+const config = loadConfig(process.env);
+
+const noopStore: PlantStore = {
+  create: async (plant) => ({
+    plant: plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },
+    outcome: 'created',
+  }),
+};
+
+export const handler = makeHandler({
+  store: noopStore,
+  verifyToken: createJwtVerifier(config.auth),
+  requiredScope: config.auth.requiredScope,
+});

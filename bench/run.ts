@@ -1,0 +1,373 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { version as esbuildVersion } from 'esbuild';
+import { nodeOptions } from '../infra/bundling.ts';
+import { startTestIssuer } from '../test/support/test-issuer.ts';
+import { type BuiltBundle, type BundleName, buildBundles } from './bundles.ts';
+import { renderChart } from './chart.ts';
+import { median, percentile, round } from './stats.ts';
+import type { WarmJob, WarmResult } from './warm-invoke.ts';
+
+/**
+ * `npm run bench`: builds the shipped bundle and the FLOOR and BARE references with the stack's
+ * esbuild options, measures cold init in fresh processes (interleaved), warm cost per request in
+ * a fresh process per bundle against dynalite (in a process of its own) and against a no-op store,
+ * prints a table and writes `latest.json` and `latest.svg`. A benchmark, not a test: it asserts
+ * nothing and always exits 0 once it has measured.
+ */
+
+const { values: flags } = parseArgs({
+  options: {
+    'cold-runs': { type: 'string', default: '21' },
+    'warm-requests': { type: 'string', default: '3000' },
+    'warm-rounds': { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '200' },
+    out: { type: 'string', default: path.join(import.meta.dirname, 'results') },
+  },
+});
+
+const positive = (name: keyof typeof flags) => {
+  const value = Number(flags[name]);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`--${name} must be a positive integer`);
+  return value;
+};
+const coldRuns = positive('cold-runs');
+const warmRounds = positive('warm-rounds');
+const warmRequests = Math.max(positive('warm-requests'), warmRounds);
+const warmup = Number(flags.warmup);
+const outDir = path.resolve(String(flags.out));
+
+type ColdVariant = {
+  readonly id: string;
+  readonly label: string;
+  readonly bundle: BuiltBundle;
+  readonly nodeOptions: string;
+};
+
+type ColdSample = { readonly initMs: number; readonly importMs: number; readonly wallMs: number };
+
+type ChildResult = {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+};
+
+function runChild(args: string[], env: NodeJS.ProcessEnv, keepStdout = true): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      if (keepStdout) stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** dynalite in its own process, so its CPU never lands in a measured handler's figures. */
+async function startStore(): Promise<{ endpoint: string; tableName: string; stop(): void }> {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'dynalite-process.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      const end = buffered.indexOf('\n');
+      if (end >= 0) resolve(buffered.slice(0, end));
+    });
+    child.on('exit', (code) => reject(new Error(`dynalite exited with ${code}`)));
+  });
+  const { endpoint, tableName } = JSON.parse(line) as { endpoint: string; tableName: string };
+  return { endpoint, tableName, stop: () => child.stdin.end() };
+}
+
+/**
+ * Cold init: one fresh `node` with the stack's NODE_OPTIONS and the handler's environment imports
+ * the bundle; the figure is `performance.now()` right after the import, i.e. milliseconds from
+ * process start (Node's own boot included, as on a new Lambda container) to the module evaluated.
+ */
+async function coldSample(variant: ColdVariant, env: NodeJS.ProcessEnv): Promise<ColdSample> {
+  const url = pathToFileURL(variant.bundle.file).href;
+  const code = `const s=performance.now();await import(${JSON.stringify(url)});const e=performance.now();process.stdout.write(JSON.stringify({initMs:e,importMs:e-s}));`;
+  const started = performance.now();
+  const result = await runChild(['--input-type=module', '-e', code], {
+    ...env,
+    NODE_OPTIONS: variant.nodeOptions,
+  });
+  const wallMs = performance.now() - started;
+  if (result.code !== 0) throw new Error(`cold ${variant.id} failed: ${result.stderr}`);
+  return { ...(JSON.parse(result.stdout) as Omit<ColdSample, 'wallMs'>), wallMs };
+}
+
+async function warmRun(
+  bundle: BuiltBundle,
+  job: Omit<WarmJob, 'bundleFile' | 'resultFile'>,
+  env: NodeJS.ProcessEnv,
+  scratch: string,
+): Promise<WarmResult> {
+  const resultFile = path.join(scratch, `warm-${bundle.name}-${job.idBase}.json`);
+  const fullJob: WarmJob = { ...job, bundleFile: bundle.file, resultFile };
+  // stdout carries the handler's access log, as on Lambda; it is drained, not kept.
+  const result = await runChild(
+    [path.join(import.meta.dirname, 'warm-invoke.ts'), JSON.stringify(fullJob)],
+    { ...env, NODE_OPTIONS: nodeOptions },
+    false,
+  );
+  if (result.code !== 0) throw new Error(`warm ${bundle.name} failed: ${result.stderr}`);
+  return JSON.parse(await readFile(resultFile, 'utf8')) as WarmResult;
+}
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+const scratch = await mkdtemp(path.join(os.tmpdir(), 'plant-bench-'));
+const issuer = await startTestIssuer();
+const store = await startStore();
+try {
+  log(`building bundles with infra/bundling.ts (esbuild ${esbuildVersion}) ...`);
+  const bundles = await buildBundles(path.join(scratch, 'bundles'));
+  const byName = (name: BundleName) => {
+    const bundle = bundles.find((candidate) => candidate.name === name);
+    if (!bundle) throw new Error(`no bundle ${name}`);
+    return bundle;
+  };
+
+  const token = await issuer.mint({ expiresIn: 3600 });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    PLANTS_TABLE_NAME: store.tableName,
+    AUTH_ISSUER: issuer.issuer,
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
+  };
+
+  const coldVariants: ColdVariant[] = bundles
+    .filter((bundle) => bundle.cold)
+    .map((bundle) => ({ id: bundle.name, label: bundle.label, bundle, nodeOptions }));
+  if (nodeOptions.includes('--enable-source-maps')) {
+    coldVariants.push({
+      id: 'shipped-without-source-maps',
+      label: 'shipped, no --enable-source-maps',
+      bundle: byName('shipped'),
+      nodeOptions: nodeOptions.replace('--enable-source-maps', '').trim(),
+    });
+  }
+
+  // Interleaved: every round runs every variant once, starting at a rotating position.
+  log(`cold: ${coldRuns} fresh processes per variant, interleaved ...`);
+  const cold = new Map<string, ColdSample[]>(coldVariants.map((variant) => [variant.id, []]));
+  for (let runIndex = 0; runIndex < coldRuns; runIndex++) {
+    for (let k = 0; k < coldVariants.length; k++) {
+      const variant = coldVariants[(runIndex + k) % coldVariants.length] as ColdVariant;
+      cold.get(variant.id)?.push(await coldSample(variant, env));
+    }
+  }
+
+  log(`warm: ${warmRequests} requests per bundle in ${warmRounds} interleaved rounds ...`);
+  const perRound = Math.ceil(warmRequests / warmRounds);
+  const warm = new Map<BundleName, WarmResult[]>(bundles.map((bundle) => [bundle.name, []]));
+  let idBase = BigInt(Date.now()) * 1000n;
+  for (let roundIndex = 0; roundIndex < warmRounds; roundIndex++) {
+    for (let k = 0; k < bundles.length; k++) {
+      const bundle = bundles[(roundIndex + k) % bundles.length] as BuiltBundle;
+      const job = { requests: perRound, warmup, token, idBase: String(idBase) };
+      idBase += BigInt(perRound + warmup + 1);
+      warm.get(bundle.name)?.push(await warmRun(bundle, job, env, scratch));
+    }
+  }
+
+  // Figures.
+  const coldFigures = coldVariants.map((variant) => {
+    const samples = cold.get(variant.id) ?? [];
+    const init = samples.map((sample) => sample.initMs);
+    return {
+      id: variant.id,
+      label: variant.label,
+      bundle: variant.bundle.name,
+      nodeOptions: variant.nodeOptions,
+      runs: samples.length,
+      initMedianMs: round(median(init)),
+      initP25Ms: round(percentile(init, 25)),
+      initP75Ms: round(percentile(init, 75)),
+      importMedianMs: round(median(samples.map((sample) => sample.importMs))),
+      wallMedianMs: round(median(samples.map((sample) => sample.wallMs))),
+    };
+  });
+  const coldOf = (id: string) => coldFigures.find((figure) => figure.id === id);
+  const floorCold = coldOf('floor')?.initMedianMs ?? Number.NaN;
+  const bareCold = coldOf('bare')?.initMedianMs ?? Number.NaN;
+
+  const warmFigures = bundles.map((bundle) => {
+    const results = warm.get(bundle.name) ?? [];
+    const latencies = results.flatMap((result) => result.latenciesMs);
+    const cpu = results.reduce((sum, result) => sum + result.cpuMicros, 0);
+    return {
+      bundle: bundle.name,
+      label: bundle.label,
+      store: bundle.store,
+      requests: latencies.length,
+      medianMs: round(median(latencies), 3),
+      p99Ms: round(percentile(latencies, 99), 3),
+      cpuMicrosPerInvoke: round(cpu / latencies.length, 1),
+      maxRssMiB: round(Math.max(...results.map((result) => result.maxRssBytes)) / 2 ** 20, 1),
+      firstInvokeMedianMs: round(median(results.map((result) => result.firstInvokeMs)), 2),
+    };
+  });
+  const warmOf = (name: BundleName) => {
+    const figure = warmFigures.find((candidate) => candidate.bundle === name);
+    if (!figure) throw new Error(`no warm figures for ${name}`);
+    return figure;
+  };
+
+  const shipped = byName('shipped');
+  const shippedCold = coldOf('shipped')?.initMedianMs ?? Number.NaN;
+  const shippedWarm = warmOf('shipped');
+  const bareWarm = warmOf('bare');
+  const targets = [
+    {
+      target: 'cold init <= 0.6 x BARE',
+      value: `${round(shippedCold / bareCold)} x BARE`,
+      met: shippedCold <= 0.6 * bareCold,
+    },
+    {
+      target: 'cold init within 25 ms of FLOOR',
+      value: `+${round(shippedCold - floorCold, 1)} ms`,
+      met: shippedCold - floorCold <= 25,
+    },
+    {
+      target: 'bundle <= 200 KB minified',
+      value: `${round(shipped.bytes / 1000, 1)} KB`,
+      met: shipped.bytes <= 200_000,
+    },
+    {
+      target: 'warm CPU per invoke <= 1.1 x BARE',
+      value: `${round(shippedWarm.cpuMicrosPerInvoke / bareWarm.cpuMicrosPerInvoke)} x BARE`,
+      met: shippedWarm.cpuMicrosPerInvoke <= 1.1 * bareWarm.cpuMicrosPerInvoke,
+    },
+    {
+      target: 'warm p99 <= 1.25 x BARE',
+      value: `${round(shippedWarm.p99Ms / bareWarm.p99Ms)} x BARE`,
+      met: shippedWarm.p99Ms <= 1.25 * bareWarm.p99Ms,
+    },
+    {
+      target: 'peak RSS <= BARE',
+      value: `${shippedWarm.maxRssMiB} MiB vs ${bareWarm.maxRssMiB} MiB`,
+      met: shippedWarm.maxRssMiB <= bareWarm.maxRssMiB,
+    },
+  ];
+
+  const report = {
+    generatedAt: new Date().toISOString(),
+    machine: {
+      node: process.version,
+      esbuild: esbuildVersion,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      loadAverage: os.loadavg().map((load) => round(load)),
+    },
+    settings: { coldRuns, warmRequests: perRound * warmRounds, warmRounds, warmup, nodeOptions },
+    definitions: {
+      coldInit:
+        'median over fresh node processes of performance.now() right after `await import(bundle)`: ms from process start to the module evaluated',
+      warm: 'sequential invokes in a fresh process per bundle and round; latency per invoke, CPU = process.cpuUsage() delta / invokes, peak RSS = process.resourceUsage().maxRSS',
+    },
+    bundles: bundles.map((bundle) => ({
+      name: bundle.name,
+      label: bundle.label,
+      bytes: bundle.bytes,
+      gzipBytes: bundle.gzipBytes,
+      sourceMapBytes: bundle.sourceMapBytes,
+    })),
+    cold: coldFigures.map((figure) => ({
+      ...figure,
+      xFloor: round(figure.initMedianMs / floorCold),
+      xBare: round(figure.initMedianMs / bareCold),
+    })),
+    warm: warmFigures,
+    targets,
+  };
+
+  // The table.
+  const pad = (text: string | number, width: number) => String(text).padStart(width);
+  const lines: string[] = [];
+  lines.push(
+    '',
+    `Plant Store API benchmark — node ${process.version}, esbuild ${esbuildVersion}, ${report.machine.cpus} cores, load ${report.machine.loadAverage.join(' ')}, NODE_OPTIONS="${nodeOptions}"`,
+    '',
+    `${'bundle'.padEnd(34)}${pad('bytes', 10)}${pad('gzip', 9)}${pad('cold ms', 9)}${pad('x FLOOR', 9)}${pad('x BARE', 8)}`,
+  );
+  for (const figure of report.cold) {
+    const bundle = bundles.find((candidate) => candidate.name === figure.bundle) as BuiltBundle;
+    lines.push(
+      `${figure.label.padEnd(34)}${pad(bundle.bytes, 10)}${pad(bundle.gzipBytes, 9)}${pad(figure.initMedianMs.toFixed(1), 9)}${pad(figure.xFloor.toFixed(2), 9)}${pad(figure.xBare.toFixed(2), 8)}`,
+    );
+  }
+  lines.push(
+    `  cold = median of ${coldRuns} fresh processes each, interleaved; ms from process start to the bundle imported`,
+    '',
+    `${'warm, sequential invokes'.padEnd(34)}${pad('store', 9)}${pad('median ms', 11)}${pad('p99 ms', 9)}${pad('CPU µs', 9)}${pad('RSS MiB', 9)}${pad('1st ms', 9)}`,
+  );
+  for (const figure of warmFigures) {
+    lines.push(
+      `${figure.label.padEnd(34)}${pad(figure.store === 'dynalite' ? 'dynalite' : 'none', 9)}${pad(figure.medianMs.toFixed(3), 11)}${pad(figure.p99Ms.toFixed(3), 9)}${pad(figure.cpuMicrosPerInvoke.toFixed(0), 9)}${pad(figure.maxRssMiB.toFixed(1), 9)}${pad(figure.firstInvokeMedianMs.toFixed(1), 9)}`,
+    );
+  }
+  lines.push(
+    `  ${report.settings.warmRequests} requests per bundle (${warmRounds} rounds, ${warmup} warm-up each); CPU per invoke; peak RSS; 1st = first invoke after init`,
+    '',
+    'targets (shipped, ratios from this run):',
+  );
+  for (const target of targets) {
+    lines.push(
+      `  ${target.met ? 'met    ' : 'NOT MET'}  ${target.target.padEnd(36)}${target.value}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+
+  const chart = renderChart(
+    'Plant Store API: cold init and warm CPU per request',
+    `node ${process.version}, esbuild ${esbuildVersion}, ${report.machine.cpus} cores, ${report.generatedAt.slice(0, 10)}; medians, lower is better`,
+    [
+      {
+        title: 'Cold init, fresh process to module evaluated',
+        unit: 'ms',
+        bars: report.cold.map((figure) => ({
+          label: figure.label,
+          value: figure.initMedianMs,
+          note: `  ${figure.xFloor.toFixed(2)}x FLOOR, ${figure.xBare.toFixed(2)}x BARE`,
+          highlight: figure.bundle === 'shipped',
+        })),
+      },
+      {
+        title: 'Warm CPU per request',
+        unit: 'µs',
+        bars: warmFigures.map((figure) => ({
+          label: `${figure.label}${figure.store === 'dynalite' ? ' + dynalite' : ''}`,
+          value: figure.cpuMicrosPerInvoke,
+          note: `  p99 ${figure.p99Ms.toFixed(2)} ms`,
+          highlight: figure.bundle.startsWith('shipped'),
+        })),
+      },
+    ],
+  );
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(path.join(outDir, 'latest.svg'), chart);
+  log(`wrote ${path.join(outDir, 'latest.json')} and latest.svg`);
+} finally {
+  store.stop();
+  await issuer.close();
+  await rm(scratch, { recursive: true, force: true });
+}

@@ -1,0 +1,95 @@
+import { writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
+import fixture from '../test/support/payload-v2-event.json' with { type: 'json' };
+
+/**
+ * One warm run, in a fresh process per bundle: import the bundle, invoke it sequentially the way a
+ * Lambda container does (one request at a time), and write the figures as JSON to `resultFile`.
+ * The events are built before the clock starts, so the figures are the handler's alone.
+ */
+export type WarmJob = {
+  readonly bundleFile: string;
+  readonly requests: number;
+  readonly warmup: number;
+  readonly token: string;
+  /** First id of this run; ids are unique across runs, so every write is a create. */
+  readonly idBase: string;
+  readonly resultFile: string;
+};
+
+export type WarmResult = {
+  readonly firstInvokeMs: number;
+  readonly latenciesMs: number[];
+  readonly cpuMicros: number;
+  readonly maxRssBytes: number;
+};
+
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+const job = JSON.parse(process.argv[2] ?? '') as WarmJob;
+const { handler } = (await import(pathToFileURL(job.bundleFile).href)) as { handler: Handler };
+
+const base = fixture as APIGatewayProxyEventV2;
+const headers = { ...base.headers, authorization: `Bearer ${job.token}` };
+let nextId = BigInt(job.idBase);
+
+function nextEvent(): APIGatewayProxyEventV2 {
+  const body = `{"id":${nextId++},"name":"Fern","tag":"indoor"}`;
+  return {
+    ...base,
+    headers: { ...headers, 'content-length': String(body.length) },
+    body,
+  };
+}
+
+let invocations = 0;
+/** Like Lambda's: a request id and the time left, which Middy reads for its early-timeout guard. */
+function context(): Context {
+  invocations += 1;
+  const deadline = Date.now() + 600_000;
+  return {
+    awsRequestId: `bench-${invocations}`,
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+  } as Context;
+}
+
+async function invoke(event: APIGatewayProxyEventV2, ctx: Context): Promise<void> {
+  const response = await handler(event, ctx);
+  if (response.statusCode !== 200) {
+    throw new Error(`handler answered ${response.statusCode}: ${response.body}`);
+  }
+}
+
+const firstStart = performance.now();
+await invoke(nextEvent(), context());
+const firstInvokeMs = performance.now() - firstStart;
+for (let i = 0; i < job.warmup; i++) await invoke(nextEvent(), context());
+
+const events = Array.from({ length: job.requests }, nextEvent);
+const contexts = Array.from({ length: job.requests }, context);
+const latenciesMs = new Array<number>(job.requests);
+const cpuStart = process.cpuUsage();
+for (let i = 0; i < job.requests; i++) {
+  const started = performance.now();
+  await invoke(events[i] as APIGatewayProxyEventV2, contexts[i] as Context);
+  latenciesMs[i] = performance.now() - started;
+}
+const cpu = process.cpuUsage(cpuStart);
+
+const result: WarmResult = {
+  firstInvokeMs,
+  latenciesMs,
+  cpuMicros: cpu.user + cpu.system,
+  maxRssBytes: process.resourceUsage().maxRSS * 1024,
+};
+await writeFile(job.resultFile, JSON.stringify(result));
+// A keep-alive agent holds sockets open; the run is over, so end without waiting for them.
+process.exit(0);
