@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import awsLite from '@aws-lite/client';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 
 /** Dummy credentials: dynalite checks that a request is SigV4-signed, not by whom. */
@@ -56,39 +62,31 @@ export async function startDynamoDb(options: StartDynamoDbOptions): Promise<Loca
 }
 
 async function ensureTable(endpoint: string, tableName: string): Promise<void> {
-  const dynamodb = await awsLite({ ...localAwsCredentials, endpoint, autoloadPlugins: false });
-  const call = (operation: string, payload: Record<string, unknown>) =>
-    dynamodb({
-      service: 'dynamodb',
-      path: '/',
-      // The payload is already DynamoDB JSON: don't let the client marshal it a second time.
-      awsjson: false,
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `DynamoDB_20120810.${operation}`,
-      },
-      payload,
-    });
+  const { region, accessKeyId, secretAccessKey } = localAwsCredentials;
+  const dynamodb = new DynamoDBClient({
+    region,
+    endpoint,
+    credentials: { accessKeyId, secretAccessKey },
+  });
   try {
-    await call('DescribeTable', { TableName: tableName });
-    return;
-  } catch (error) {
-    if (!isAwsError(error, 'ResourceNotFoundException')) throw error;
-  }
-  try {
-    await call('CreateTable', {
-      TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    });
+    try {
+      await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
+      return;
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+    await dynamodb.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
   } catch (error) {
     // Another process sharing the directory may have created it in between: that is success.
-    if (!isAwsError(error, 'ResourceInUseException')) throw error;
+    if (!(error instanceof ResourceInUseException)) throw error;
+  } finally {
+    dynamodb.destroy();
   }
-}
-
-function isAwsError(error: unknown, type: string): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.endsWith(type);
 }

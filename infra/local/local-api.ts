@@ -22,8 +22,9 @@ import { loadOrCreateSigningKey } from './signing-key.ts';
 /** The one route of the HTTP API, as the CDK stack declares it. */
 export const plantsRoute = { method: 'POST', path: '/plants', key: 'POST /plants' } as const;
 export const localTableName = 'plants';
-/** The function timeout the local gateway enforces; API Gateway itself gives up at 30 s. */
+/** The function's timeout and memory, as the CDK construct `create-plant-function.ts` defaults them. */
 const functionTimeoutMs = 10_000;
+const functionMemoryMb = 1024;
 /** In-flight requests get this long to finish at shutdown before their connections are cut. */
 const shutdownGraceMs = 5_000;
 
@@ -106,7 +107,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
           new URL('../../functions/create-plant/handler.ts', import.meta.url).href,
         functionName: 'create-plant',
         region: localAwsCredentials.region,
-        memoryMb: 1024,
+        memoryMb: functionMemoryMb,
         timeoutMs: functionTimeoutMs,
       },
       functionEnv({ issuer: url, audience: client.id, dynamodbEndpoint: dynamodb.endpoint }),

@@ -26,7 +26,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     api.close().then(
       () => {
         console.log('Stopped.');
-        process.exit(0);
+        // Let stdout drain and the process end by itself; force it only if something lingers.
+        process.exitCode = 0;
+        setTimeout(() => process.exit(0), 1_000).unref();
       },
       (error: unknown) => {
         console.error('Could not stop cleanly:', error);

@@ -1,0 +1,63 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDataDir } from './local-api-fixture.ts';
+
+const mainScript = fileURLToPath(new URL('../../../infra/local/main.ts', import.meta.url));
+
+/** Collects stdout until `pattern` appears. */
+function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (pattern.test(output)) resolve(output);
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`exited with ${code} before ${pattern}:\n${output}`)),
+    );
+  });
+}
+
+describe('npm start (infra/local/main.ts)', () => {
+  let removeDir: () => Promise<void>;
+  let dir: string;
+
+  beforeAll(async () => {
+    ({ dir, remove: removeDir } = await tempDataDir());
+  });
+
+  afterAll(async () => {
+    await removeDir?.();
+  });
+
+  it('prints the URL and a ready curl line, serves it, and stops cleanly with exit code 0 on SIGTERM', async () => {
+    // Prepare
+    // process.execPath is the Node 24 that runs vitest, which strips the script's types itself.
+    const child = spawn(process.execPath, [mainScript], {
+      env: { PATH: process.env.PATH ?? '', PORT: '0', PLANTS_DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const banner = await waitForOutput(child, /Ctrl-C/);
+    const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+    const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1];
+
+    // Act
+    const response = await fetch(`${url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"id":1,"name":"Fern","tag":"indoor"}',
+    });
+    const stopped = waitForOutput(child, /Stopped\./);
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+
+    // Assess
+    expect(banner).toContain(`curl -X POST ${url}/plants`);
+    expect(banner).toContain(dir);
+    expect(banner).toMatch(/Client id\s+local-client/);
+    expect(response.status).toBe(200);
+    await stopped;
+    expect(await exit).toBe(0);
+  });
+});
