@@ -1,6 +1,8 @@
 import type { AwsCredentials } from './store/aws-signature-v4.ts';
 
 export type Config = {
+  /** Lambda's own variable; names the metrics' `Service` dimension so stages stay apart. */
+  readonly functionName: string;
   readonly tableName: string;
   readonly auth: {
     readonly issuer: string;
@@ -33,6 +35,7 @@ export function loadConfig(env: Env): Config {
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   if (!region) throw new ConfigError('AWS_REGION is not set');
   return {
+    functionName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'plant-store',
     tableName: required(env, 'PLANTS_TABLE_NAME'),
     auth: {
       issuer,

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { TokenVerifier } from './auth/token-verifier.ts';
-import { accessLog } from './edge/access-log.ts';
+import { accessLog, roundMs } from './edge/access-log.ts';
 import { authorizeRequest } from './edge/authorize-request.ts';
 import { mapErrors } from './edge/error-response.ts';
 import type { PlantRequestContext } from './edge/request-context.ts';
@@ -16,6 +16,8 @@ export type CreatePlantDependencies = {
   readonly store: PlantStore;
   readonly verifyToken: TokenVerifier;
   readonly requiredScope: string;
+  /** The `Service` dimension of the request metrics. @default 'plant-store' */
+  readonly service?: string;
   /** @default jsonLogger */
   readonly log?: Logger;
 };
@@ -28,6 +30,7 @@ export function makeHandler({
   store,
   verifyToken,
   requiredScope,
+  service = 'plant-store',
   log = jsonLogger,
 }: CreatePlantDependencies) {
   return middy<
@@ -36,14 +39,16 @@ export function makeHandler({
     Error,
     PlantRequestContext
   >()
-    .use(accessLog(log))
+    .use(accessLog(log, service))
     .use(mapErrors(log))
     .use(authorizeRequest(verifyToken, requiredScope))
     .use(requireJsonBody(limits.bodyMaxBytes))
     .use(httpJsonBodyParser())
     .handler(async (event, context) => {
       const newPlant = parseNewPlant(event.body, context.rawBody ?? '');
+      const storeStartedAt = performance.now();
       const { plant, outcome } = await store.create(newPlant);
+      context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
       context.outcome = outcome;
       return plantResponse(plant);
     });

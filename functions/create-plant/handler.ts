@@ -14,4 +14,5 @@ export const handler = makeHandler({
   store: createDynamoDbPlantStore(createDynamoDbClient(config.dynamodb), config.tableName),
   verifyToken: createJwtVerifier(config.auth),
   requiredScope: config.auth.requiredScope,
+  service: config.functionName,
 });

@@ -12,13 +12,14 @@ const bearerCredentials = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
  */
 export function readBearerToken(headers: Readonly<Record<string, string | undefined>>): string {
   const header = headers.authorization?.trim();
-  if (!header) throw new UnauthorizedError('Missing bearer token in the Authorization header');
+  if (!header)
+    throw new UnauthorizedError('missing', 'Missing bearer token in the Authorization header');
   if (header.length > maxTokenLength + 16) {
-    throw new UnauthorizedError('Bearer token is too large', 'invalid_token');
+    throw new UnauthorizedError('oversized', 'Bearer token is too large');
   }
   const token = bearerCredentials.exec(header)?.[1];
   if (!token) {
-    throw new UnauthorizedError('Authorization header must be "Bearer <token>"', 'invalid_request');
+    throw new UnauthorizedError('malformed', 'Authorization header must be "Bearer <token>"');
   }
   return token;
 }

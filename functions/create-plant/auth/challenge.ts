@@ -17,18 +17,44 @@ export function bearerChallenge(
   return `Bearer ${params.join(', ')}`;
 }
 
+/** Why a caller was refused, as a short fixed word: a metric dimension and a log field. */
+export type AuthFailureReason =
+  | 'missing'
+  | 'malformed'
+  | 'oversized'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'issuer'
+  | 'audience'
+  | 'not_access_token'
+  | 'algorithm'
+  | 'unknown_key'
+  | 'signature'
+  | 'invalid'
+  | 'insufficient_scope';
+
 /** No credentials, a malformed header or a token that fails verification. */
 export class UnauthorizedError extends HttpError {
+  readonly reason: AuthFailureReason;
+
   constructor(
+    reason: Exclude<AuthFailureReason, 'insufficient_scope'>,
     message: string,
-    code?: Exclude<BearerErrorCode, 'insufficient_scope'>,
     cause?: unknown,
   ) {
+    // RFC 6750 3.1: no error code when the request carried no credentials at all.
+    const code =
+      reason === 'missing'
+        ? undefined
+        : reason === 'malformed'
+          ? 'invalid_request'
+          : 'invalid_token';
     super(401, message, {
       headers: { 'www-authenticate': bearerChallenge(code, code && message) },
       cause,
     });
     this.name = 'UnauthorizedError';
+    this.reason = reason;
   }
 }
 
@@ -40,4 +66,6 @@ export class ForbiddenError extends HttpError {
     });
     this.name = 'ForbiddenError';
   }
+
+  readonly reason: AuthFailureReason = 'insufficient_scope';
 }

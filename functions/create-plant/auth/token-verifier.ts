@@ -59,10 +59,10 @@ export async function verifyJwt(
   }
   const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
   if (payload.token_use !== undefined && payload.token_use !== 'access') {
-    throw new UnauthorizedError('Token is not an access token', 'invalid_token');
+    throw new UnauthorizedError('not_access_token', 'Token is not an access token');
   }
   if (options.audiences.length > 0 && !acceptsAudience(payload.aud, clientId, options.audiences)) {
-    throw new UnauthorizedError('Token audience is not accepted', 'invalid_token');
+    throw new UnauthorizedError('audience', 'Token audience is not accepted');
   }
   const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
   return { subject: payload.sub, clientId, scopes };
@@ -81,25 +81,23 @@ function acceptsAudience(
 /** Why a token failed, in words a client can act on; an unreachable issuer is not the client's fault. */
 function verificationFailure(error: unknown): HttpError {
   if (error instanceof errors.JWTExpired) {
-    return new UnauthorizedError('Token has expired', 'invalid_token', error);
+    return new UnauthorizedError('expired', 'Token has expired', error);
   }
   if (error instanceof errors.JWTClaimValidationFailed) {
-    const reason =
-      error.claim === 'nbf'
-        ? 'Token is not yet valid'
-        : error.claim === 'iss'
-          ? 'Token issuer is not trusted'
-          : `Token claim "${error.claim}" is invalid`;
-    return new UnauthorizedError(reason, 'invalid_token', error);
+    if (error.claim === 'nbf')
+      return new UnauthorizedError('not_yet_valid', 'Token is not yet valid', error);
+    if (error.claim === 'iss')
+      return new UnauthorizedError('issuer', 'Token issuer is not trusted', error);
+    return new UnauthorizedError('invalid', `Token claim "${error.claim}" is invalid`, error);
   }
   if (error instanceof errors.JOSEAlgNotAllowed) {
-    return new UnauthorizedError('Token algorithm is not allowed', 'invalid_token', error);
+    return new UnauthorizedError('algorithm', 'Token algorithm is not allowed', error);
   }
   if (error instanceof errors.JWKSNoMatchingKey) {
-    return new UnauthorizedError('Token signing key is not known', 'invalid_token', error);
+    return new UnauthorizedError('unknown_key', 'Token signing key is not known', error);
   }
   if (error instanceof errors.JWSSignatureVerificationFailed) {
-    return new UnauthorizedError('Token signature is invalid', 'invalid_token', error);
+    return new UnauthorizedError('signature', 'Token signature is invalid', error);
   }
   if (issuerFailed(error)) {
     return new HttpError(503, 'Token issuer is unavailable, retry later', {
@@ -107,7 +105,7 @@ function verificationFailure(error: unknown): HttpError {
       cause: error,
     });
   }
-  return new UnauthorizedError('Token is malformed or invalid', 'invalid_token', error);
+  return new UnauthorizedError('invalid', 'Token is malformed or invalid', error);
 }
 
 /** The JWKS could not be fetched or read: a timeout, a network error, a non-200 or a bad document. */

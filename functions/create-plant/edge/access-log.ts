@@ -1,24 +1,34 @@
 import type { Logger } from '../log.ts';
 import type { PlantMiddleware } from './request-context.ts';
+import { embeddedMetrics, outcomeOf } from './request-metrics.ts';
 
 /**
  * One JSON line per request, written last: who asked (the request ids, the client id), what came
- * of it and how long it took. Never the token, the Authorization header or the body.
+ * of it and how long it took, with the request's CloudWatch metrics embedded. Never the token, the
+ * Authorization header or the body.
  */
-export function accessLog(log: Logger): PlantMiddleware {
+export function accessLog(log: Logger, service: string): PlantMiddleware {
   const startedAt = new WeakMap<object, number>();
-  const write: NonNullable<PlantMiddleware['after']> = ({ event, context, response }) => {
+  const write: NonNullable<PlantMiddleware['after']> = ({ event, context, response, error }) => {
     const started = startedAt.get(context);
+    const status = response?.statusCode;
+    const outcome = outcomeOf(status, context.outcome);
+    const authFailureReason =
+      error && 'reason' in error && typeof error.reason === 'string' ? error.reason : undefined;
     log('info', 'request', {
       requestId: context.awsRequestId,
       apiRequestId: event.requestContext?.requestId,
       method: event.requestContext?.http?.method,
       path: event.rawPath,
-      status: response?.statusCode,
-      outcome: context.outcome,
+      status,
+      outcome,
+      authFailureReason,
       clientId: context.caller?.clientId,
-      latencyMs:
-        started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000,
+      latencyMs: started === undefined ? undefined : roundMs(performance.now() - started),
+      ...embeddedMetrics(
+        { outcome, service, authFailureReason, storeLatencyMs: context.storeLatencyMs },
+        Date.now(),
+      ),
     });
   };
   return {
@@ -30,3 +40,5 @@ export function accessLog(log: Logger): PlantMiddleware {
     onError: write,
   };
 }
+
+export const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;

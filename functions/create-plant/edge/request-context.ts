@@ -18,6 +18,8 @@ export type PlantRequestContext = Context & {
   rawBody?: string;
   /** Set by the handler once the store has answered. */
   outcome?: CreateOutcome;
+  /** Set by the handler: how long the store took, retries included. */
+  storeLatencyMs?: number;
 };
 
 export type PlantMiddleware = MiddlewareObj<

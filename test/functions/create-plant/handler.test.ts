@@ -402,4 +402,54 @@ describe('logging', () => {
     expect(written).not.toContain(token);
     expect(written).not.toContain('secret-name');
   });
+
+  it.each([
+    [
+      'a create',
+      async () => create(`{"id":${freshId()},"name":"Counted"}`),
+      'PlantsCreated',
+      undefined,
+    ],
+    [
+      'an expired token',
+      async () =>
+        api.invoke(fakeEvent({ token: await api.issuer.mint({ expiresIn: -60 }), body: '{}' })),
+      'AuthFailures',
+      'expired',
+    ],
+    [
+      'a missing scope',
+      async () =>
+        api.invoke(
+          fakeEvent({ token: await api.issuer.mint({ claims: { scope: 'x' } }), body: '{}' }),
+        ),
+      'AuthFailures',
+      'insufficient_scope',
+    ],
+    ['a bad body', async () => create('{"id":1}'), 'ValidationFailures', undefined],
+  ])('embeds the CloudWatch metric of %s in the line', async (_case, act, metric, reason) => {
+    api.logs.length = 0;
+
+    await act();
+
+    const fields = api.logs[0]?.fields ?? {};
+    expect(fields[metric]).toBe(1);
+    expect(fields.AuthFailureReason).toBe(reason);
+    expect(fields._aws).toMatchObject({
+      CloudWatchMetrics: [
+        {
+          Namespace: 'PlantStore',
+          Metrics: expect.arrayContaining([{ Name: metric, Unit: 'Count' }]),
+        },
+      ],
+    });
+  });
+
+  it('measures the store latency of a create', async () => {
+    api.logs.length = 0;
+
+    await create(`{"id":${freshId()},"name":"Timed"}`);
+
+    expect(api.logs[0]?.fields.StoreLatency).toBeTypeOf('number');
+  });
 });
