@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import {
+  AccountRecovery,
   FeaturePlan,
   OAuthScope,
   ResourceServerScope,
@@ -56,6 +57,7 @@ export class MachineAuth extends Construct {
       // The pool holds no users, only client configuration, and threat protection (PLUS) applies
       // to user sign-ins: the cheapest plan is the right one.
       featurePlan: FeaturePlan.LITE,
+      accountRecovery: AccountRecovery.NONE,
       // Nothing in it is irreplaceable: a new pool means a new client id and secret, not lost data.
       removalPolicy: RemovalPolicy.DESTROY,
     });

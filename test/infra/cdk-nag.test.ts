@@ -1,0 +1,70 @@
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import { buildStack } from './support/synth.ts';
+
+type Acknowledged = { readonly path: string; readonly id: string; readonly reason: string };
+
+/** Every `Validations.of(x).acknowledge(...)` in the tree, with the construct it sits on. */
+function acknowledgments(scope: IConstruct): Acknowledged[] {
+  return scope.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          path: construct.node.path.split('/').slice(1).join('/'),
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+const variants = [
+  ['the default stack (Cognito issuer, no alarm e-mail)', {}],
+  ['the stack with an alarm e-mail topic', { alarmEmail: 'oncall@example.com' }],
+  [
+    'the stack with an external issuer',
+    { externalIssuer: { issuer: 'https://issuer.example.com', audiences: ['plants'] } },
+  ],
+] as const;
+
+describe('cdk-nag AwsSolutions on PlantStoreStack', () => {
+  it.each(variants)('finds no unacknowledged error or warning in %s', (_name, props) => {
+    const { stack } = buildStack({ bundle: false, ...props });
+    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('lets the app synthesize with the pack registered, as `cdk synth` does', () => {
+    const { app } = buildStack({ bundle: false, alarmEmail: 'oncall@example.com' });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('acknowledges exactly these rules, each where it applies, with a reason', () => {
+    const { stack } = buildStack({ bundle: false, alarmEmail: 'oncall@example.com' });
+    const found = acknowledgments(stack);
+    expect(found.map(({ path, id }) => `${path} ${id}`).sort()).toEqual(
+      [
+        'Alarms/AlarmTopic AwsSolutions-SNS2',
+        'CreatePlant/Role AwsSolutions-IAM5[Resource::*]',
+        'Http/Api/POST--plants AwsSolutions-APIG4',
+        'MachineAuth/UserPool AwsSolutions-COG2',
+        'MachineAuth/UserPool AwsSolutions-COG3',
+        'MachineAuth/UserPool AwsSolutions-COG8',
+      ].sort(),
+    );
+    for (const { reason } of found) expect(reason.length).toBeGreaterThan(80);
+  });
+
+  it('still reports what it is not told to ignore', () => {
+    const stack = new Stack(new App(), 'Probe');
+    new Table(stack, 'Bare', { partitionKey: { name: 'id', type: AttributeType.NUMBER } });
+    const report = new AwsSolutionsChecks(undefined).validateScope(stack);
+    expect(report.violations.map((violation) => violation.ruleName)).toContain('AwsSolutions-DDB3');
+  });
+});

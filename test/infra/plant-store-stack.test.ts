@@ -1,0 +1,546 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleFileName, esbuildBuildOptions, nodeOptions } from '../../infra/bundling.ts';
+import { accessLogFields } from '../../infra/constructs/plants-http-api.ts';
+import { type Synthesized, synthStack } from './support/synth.ts';
+
+type Resource = {
+  Type: string;
+  Properties: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+};
+
+/** One synth with real esbuild bundling for the whole file: it is the slow part. */
+let synthesized: Synthesized;
+let template: Template;
+
+beforeAll(() => {
+  synthesized = synthStack();
+  template = synthesized.template;
+});
+
+const onlyResource = (type: string): [string, Resource] => {
+  const entries = Object.entries(template.findResources(type)) as [string, Resource][];
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, Resource];
+};
+const logicalId = (type: string): string => onlyResource(type)[0];
+
+describe('PlantStoreStack HTTP API', () => {
+  it('routes POST /plants to the function with a payload 2.0 proxy integration', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'POST /plants',
+      Target: {
+        'Fn::Join': ['', ['integrations/', { Ref: logicalId('AWS::ApiGatewayV2::Integration') }]],
+      },
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+      IntegrationUri: { 'Fn::GetAtt': [logicalId('AWS::Lambda::Function'), 'Arn'] },
+    });
+  });
+
+  it('lets API Gateway invoke the function for that route only', () => {
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'apigateway.amazonaws.com',
+      SourceArn: {
+        'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/\\*/\\*/plants$')])],
+      },
+    });
+  });
+
+  it('deploys one auto-deployed $default stage throttled at 100 rps with bursts of 200', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+    });
+  });
+
+  it('writes one JSON access log line per request to a log group with retention', () => {
+    const [, stage] = onlyResource('AWS::ApiGatewayV2::Stage');
+    const settings = stage.Properties.AccessLogSettings as {
+      Format: string;
+      DestinationArn: unknown;
+    };
+    expect(JSON.parse(settings.Format)).toEqual(accessLogFields);
+    expect(Object.keys(JSON.parse(settings.Format))).toEqual(
+      expect.arrayContaining([
+        'requestId',
+        'ip',
+        'requestTime',
+        'httpMethod',
+        'routeKey',
+        'status',
+        'protocol',
+        'responseLength',
+        'integrationError',
+        'integrationLatency',
+      ]),
+    );
+    const {
+      'Fn::GetAtt': [logGroup],
+    } = settings.DestinationArn as { 'Fn::GetAtt': [string] };
+    expect(template.findResources('AWS::Logs::LogGroup')[logGroup]?.Properties).toMatchObject({
+      RetentionInDays: 30,
+    });
+  });
+
+  it('takes throttling limits from props', () => {
+    const { template: custom } = synthStack({
+      bundle: false,
+      throttlingRateLimit: 5,
+      throttlingBurstLimit: 10,
+    });
+    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+    });
+  });
+});
+
+describe('PlantStoreStack function', () => {
+  it('runs the bundled handler on nodejs24.x, arm64, with JSON logs and active tracing', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: 1024,
+      Timeout: 10,
+      LoggingConfig: Match.objectLike({
+        LogFormat: 'JSON',
+        LogGroup: { Ref: Match.anyValue() },
+      }),
+      TracingConfig: { Mode: 'Active' },
+    });
+  });
+
+  it('logs to its own log group, kept for 30 days', () => {
+    const [, fn] = onlyResource('AWS::Lambda::Function');
+    const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
+    expect(template.findResources('AWS::Logs::LogGroup')[LogGroup.Ref]?.Properties).toMatchObject({
+      RetentionInDays: 30,
+    });
+  });
+
+  it('gets the table, the Cognito issuer, its JWKS, the client as audience, and the scope', () => {
+    const userPool = logicalId('AWS::Cognito::UserPool');
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: {
+          PLANTS_TABLE_NAME: { Ref: logicalId('AWS::DynamoDB::Table') },
+          AUTH_ISSUER: { 'Fn::GetAtt': [userPool, 'ProviderURL'] },
+          AUTH_JWKS_URL: {
+            'Fn::Join': [
+              '',
+              [{ 'Fn::GetAtt': [userPool, 'ProviderURL'] }, '/.well-known/jwks.json'],
+            ],
+          },
+          AUTH_AUDIENCE: { Ref: logicalId('AWS::Cognito::UserPoolClient') },
+          AUTH_SCOPE: {
+            'Fn::Join': [
+              '',
+              [{ Ref: logicalId('AWS::Cognito::UserPoolResourceServer') }, '/write'],
+            ],
+          },
+          NODE_OPTIONS: nodeOptions,
+        },
+      },
+    });
+  });
+
+  it('ships the exact bundle the shared esbuild options build: ESM, minified, source-mapped', async () => {
+    const [, fn] = onlyResource('AWS::Lambda::Function');
+    const { S3Key } = fn.Properties.Code as { S3Key: string };
+    const assetDir = path.join(
+      synthesized.app.synth().directory,
+      `asset.${S3Key.replace(/\.zip$/, '')}`,
+    );
+    const shipped = readFileSync(path.join(assetDir, bundleFileName), 'utf8');
+    expect(existsSync(path.join(assetDir, `${bundleFileName}.map`))).toBe(true);
+    expect(shipped.trimEnd().endsWith(`//# sourceMappingURL=${bundleFileName}.map`)).toBe(true);
+
+    const outdir = await mkdtemp(path.join(tmpdir(), 'plant-bundle-'));
+    try {
+      await build({ ...esbuildBuildOptions, outdir, logLevel: 'silent' });
+      expect(await readFile(path.join(outdir, bundleFileName), 'utf8')).toBe(shipped);
+    } finally {
+      await rm(outdir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('PlantStoreStack table', () => {
+  it('is keyed by id (Number), on demand, with point-in-time recovery and AWS-managed encryption', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+      SSESpecification: { SSEEnabled: true, KMSMasterKeyId: Match.absent() },
+      TableName: Match.absent(),
+    });
+  });
+
+  it('is retained when the stack is deleted or the table replaced', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+
+  it('keeps its logical id, so a refactor cannot swap in a new, empty table', () => {
+    expect(logicalId('AWS::DynamoDB::Table')).toBe('PlantsTable4EFC45DE');
+  });
+});
+
+describe('PlantStoreStack IAM', () => {
+  const statements = (): { Action: string | string[]; Resource: unknown; Effect: string }[] =>
+    Object.values(template.findResources('AWS::IAM::Policy'))
+      .flatMap(
+        (policy) =>
+          (policy as Resource).Properties.PolicyDocument as never as {
+            Statement: { Action: string | string[]; Resource: unknown; Effect: string }[];
+          },
+      )
+      .flatMap((document) => document.Statement);
+
+  it('grants exactly PutItem and GetItem on the plants table ARN', () => {
+    const dynamodb = statements().filter((statement) =>
+      [statement.Action].flat().some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(dynamodb).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: { 'Fn::GetAtt': [logicalId('AWS::DynamoDB::Table'), 'Arn'] },
+      },
+    ]);
+  });
+
+  it('has no wildcard action, and Resource "*" only for the X-Ray calls that need it', () => {
+    const all = statements();
+    expect(all.length).toBeGreaterThan(0);
+    for (const statement of all) {
+      expect(statement.Effect).toBe('Allow');
+      for (const action of [statement.Action].flat()) expect(action).not.toContain('*');
+    }
+    const onEverything = all.filter((statement) =>
+      JSON.stringify(statement.Resource).includes('*'),
+    );
+    expect(onEverything).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+        Resource: '*',
+      },
+    ]);
+  });
+
+  it('writes logs only to the function log group, with no managed policy on the role', () => {
+    const [, fn] = onlyResource('AWS::Lambda::Function');
+    const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
+    expect(
+      statements().filter((s) => [s.Action].flat().some((a) => a.startsWith('logs:'))),
+    ).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: { 'Fn::GetAtt': [LogGroup.Ref, 'Arn'] },
+      },
+    ]);
+    template.resourceCountIs('AWS::IAM::Role', 1);
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          {
+            Action: 'sts:AssumeRole',
+            Effect: 'Allow',
+            Principal: { Service: 'lambda.amazonaws.com' },
+          },
+        ],
+      },
+      ManagedPolicyArns: Match.absent(),
+      RoleName: Match.absent(),
+    });
+  });
+});
+
+describe('PlantStoreStack Cognito machine auth', () => {
+  it('defines the resource server `plants` with the scope `write`', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
+      Identifier: 'plants',
+      Scopes: [{ ScopeName: 'write', ScopeDescription: Match.anyValue() }],
+      UserPoolId: { Ref: logicalId('AWS::Cognito::UserPool') },
+    });
+  });
+
+  it('has one client with a secret, only the client-credentials grant and plants/write', () => {
+    template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      GenerateSecret: true,
+      AllowedOAuthFlows: ['client_credentials'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: [
+        {
+          'Fn::Join': ['', [{ Ref: logicalId('AWS::Cognito::UserPoolResourceServer') }, '/write']],
+        },
+      ],
+    });
+  });
+
+  it('lets no one sign up and serves the token endpoint on a stage- and account-scoped domain', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      UserPoolName: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
+      Domain: { 'Fn::Join': ['', ['plant-store-test-', { Ref: 'AWS::AccountId' }]] },
+      UserPoolId: { Ref: logicalId('AWS::Cognito::UserPool') },
+    });
+  });
+
+  it('takes the domain prefix from props when given', () => {
+    const { template: custom } = synthStack({ bundle: false, authDomainPrefix: 'acme-plants' });
+    custom.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'acme-plants' });
+  });
+});
+
+describe('PlantStoreStack with an external issuer', () => {
+  let external: Template;
+  beforeAll(() => {
+    external = synthStack({
+      bundle: false,
+      externalIssuer: {
+        issuer: 'https://example.eu.auth0.com/',
+        audiences: ['https://plants.example.com'],
+      },
+    }).template;
+  });
+
+  it('creates no Cognito resources', () => {
+    for (const type of [
+      'AWS::Cognito::UserPool',
+      'AWS::Cognito::UserPoolClient',
+      'AWS::Cognito::UserPoolDomain',
+      'AWS::Cognito::UserPoolResourceServer',
+    ]) {
+      external.resourceCountIs(type, 0);
+    }
+  });
+
+  it('points the function at that issuer, its JWKS, audience and the default scope', () => {
+    external.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          AUTH_ISSUER: 'https://example.eu.auth0.com/',
+          AUTH_JWKS_URL: 'https://example.eu.auth0.com/.well-known/jwks.json',
+          AUTH_AUDIENCE: 'https://plants.example.com',
+          AUTH_SCOPE: 'plants/write',
+        }),
+      },
+    });
+  });
+
+  it('outputs the issuer instead of the token URL and client', () => {
+    external.hasOutput('AuthIssuer', { Value: 'https://example.eu.auth0.com/' });
+    expect(Object.keys(external.findOutputs('*'))).not.toEqual(
+      expect.arrayContaining(['TokenUrl']),
+    );
+    expect(external.findOutputs('ClientId')).toEqual({});
+  });
+});
+
+describe('PlantStoreStack alarms', () => {
+  const alarms = () =>
+    Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+
+  it('has five alarms, none of which fires on missing data', () => {
+    expect(alarms()).toHaveLength(5);
+    for (const alarm of alarms()) {
+      expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
+    }
+  });
+
+  it.each([
+    [
+      'function errors',
+      { Namespace: 'AWS/Lambda', MetricName: 'Errors', Statistic: 'Sum', Threshold: 1 },
+    ],
+    [
+      'function throttles',
+      { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Statistic: 'Sum', Threshold: 1 },
+    ],
+    [
+      'API p99 latency',
+      {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: 'Latency',
+        ExtendedStatistic: 'p99',
+        Threshold: 2000,
+      },
+    ],
+  ])('alarms on %s', (_name, properties) => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', properties);
+  });
+
+  it('alarms on the API 5xx rate, as a percentage of requests', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 5,
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'IF(requests > 0, 100 * errors / requests, 0)' }),
+        Match.objectLike({
+          Id: 'errors',
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({ Namespace: 'AWS/ApiGateway', MetricName: '5xx' }),
+          }),
+        }),
+        Match.objectLike({
+          Id: 'requests',
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({ Namespace: 'AWS/ApiGateway', MetricName: 'Count' }),
+          }),
+        }),
+      ]),
+    });
+  });
+
+  it('alarms on DynamoDB throttling of PutItem and GetItem on the table', () => {
+    const table = logicalId('AWS::DynamoDB::Table');
+    const throttled = (operation: string) =>
+      Match.objectLike({
+        MetricStat: Match.objectLike({
+          Metric: {
+            Namespace: 'AWS/DynamoDB',
+            MetricName: 'ThrottledRequests',
+            Dimensions: Match.arrayWith([
+              { Name: 'Operation', Value: operation },
+              { Name: 'TableName', Value: { Ref: table } },
+            ]),
+          },
+        }),
+      });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 1,
+      Metrics: Match.arrayWith([throttled('PutItem'), throttled('GetItem')]),
+    });
+  });
+
+  it('notifies no one unless alarmEmail is given', () => {
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const alarm of alarms()) expect(alarm.Properties.AlarmActions).toBeUndefined();
+  });
+
+  it('with alarmEmail, e-mails ALARM and OK of every alarm through one TLS-only topic', () => {
+    const { template: withEmail } = synthStack({
+      bundle: false,
+      alarmEmail: 'oncall@example.com',
+    });
+    withEmail.resourceCountIs('AWS::SNS::Topic', 1);
+    withEmail.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+    });
+    withEmail.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+    const topic = { Ref: Object.keys(withEmail.findResources('AWS::SNS::Topic'))[0] };
+    const withActions = Object.values(withEmail.findResources('AWS::CloudWatch::Alarm'));
+    expect(withActions).toHaveLength(5);
+    for (const alarm of withActions) {
+      expect(alarm.Properties).toMatchObject({ AlarmActions: [topic], OKActions: [topic] });
+    }
+  });
+});
+
+describe('PlantStoreStack outputs', () => {
+  it('gives the API URL, token URL, client id and the command that reads the secret', () => {
+    const userPool = logicalId('AWS::Cognito::UserPool');
+    const client = logicalId('AWS::Cognito::UserPoolClient');
+    template.hasOutput('ApiUrl', {
+      Value: {
+        'Fn::Join': [
+          '',
+          Match.arrayWith(['https://', { Ref: logicalId('AWS::ApiGatewayV2::Api') }, '/']),
+        ],
+      },
+    });
+    template.hasOutput('TokenUrl', {
+      Value: {
+        'Fn::Join': [
+          '',
+          [
+            'https://',
+            { Ref: logicalId('AWS::Cognito::UserPoolDomain') },
+            '.auth.',
+            { Ref: 'AWS::Region' },
+            '.amazoncognito.com/oauth2/token',
+          ],
+        ],
+      },
+    });
+    template.hasOutput('ClientId', { Value: { Ref: client } });
+    template.hasOutput('ClientSecretCommand', {
+      Value: {
+        'Fn::Join': [
+          '',
+          [
+            'aws cognito-idp describe-user-pool-client --region ',
+            { Ref: 'AWS::Region' },
+            ' --user-pool-id ',
+            { Ref: userPool },
+            ' --client-id ',
+            { Ref: client },
+            ' --query UserPoolClient.ClientSecret --output text',
+          ],
+        ],
+      },
+    });
+  });
+});
+
+describe('PlantStoreStack environments', () => {
+  it('is environment-agnostic: no account or region is baked in', () => {
+    expect(synthesized.stack.environment).toBe('aws://unknown-account/unknown-region');
+  });
+
+  it('sets no physical names, so two stages can share an account', () => {
+    const named = [
+      ['AWS::DynamoDB::Table', 'TableName'],
+      ['AWS::Lambda::Function', 'FunctionName'],
+      ['AWS::IAM::Role', 'RoleName'],
+      ['AWS::Logs::LogGroup', 'LogGroupName'],
+      ['AWS::Cognito::UserPool', 'UserPoolName'],
+      ['AWS::CloudWatch::Alarm', 'AlarmName'],
+    ] as const;
+    for (const [type, property] of named) {
+      for (const resource of Object.values(template.findResources(type))) {
+        expect((resource as Resource).Properties[property], `${type}.${property}`).toBeUndefined();
+      }
+    }
+  });
+
+  it('gives a prod stage its own Cognito domain prefix', () => {
+    const { template: prod } = synthStack({ bundle: false, stage: 'prod' });
+    prod.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
+      Domain: { 'Fn::Join': ['', ['plant-store-prod-', { Ref: 'AWS::AccountId' }]] },
+    });
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { readStageConfig, StageConfigError } from '../../infra/stage-config.ts';
+
+const from =
+  (context: Record<string, unknown>) =>
+  (key: string): unknown =>
+    context[key];
+
+describe('readStageConfig', () => {
+  it('defaults to the dev stage with a Cognito issuer and no alarm e-mail', () => {
+    expect(readStageConfig(from({}))).toEqual({
+      stage: 'dev',
+      alarmEmail: undefined,
+      externalIssuer: undefined,
+      authDomainPrefix: undefined,
+      throttlingRateLimit: undefined,
+      throttlingBurstLimit: undefined,
+    });
+  });
+
+  it('reads every key, parsing `-c` strings into numbers', () => {
+    expect(
+      readStageConfig(
+        from({
+          stage: 'prod',
+          alarmEmail: 'oncall@example.com',
+          authDomainPrefix: 'acme-plants-prod',
+          throttleRateLimit: '50',
+          throttleBurstLimit: 100,
+        }),
+      ),
+    ).toMatchObject({
+      stage: 'prod',
+      alarmEmail: 'oncall@example.com',
+      authDomainPrefix: 'acme-plants-prod',
+      throttlingRateLimit: 50,
+      throttlingBurstLimit: 100,
+    });
+  });
+
+  it('builds an external issuer from authIssuer, a comma-separated authAudience and optional keys', () => {
+    expect(
+      readStageConfig(
+        from({
+          authIssuer: 'https://login.microsoftonline.com/tenant-id/v2.0',
+          authAudience: 'api://plants, api://plants-legacy',
+          authJwksUrl: 'https://login.microsoftonline.com/tenant-id/discovery/v2.0/keys',
+          authScope: 'Plants.Write',
+        }),
+      ).externalIssuer,
+    ).toEqual({
+      issuer: 'https://login.microsoftonline.com/tenant-id/v2.0',
+      audiences: ['api://plants', 'api://plants-legacy'],
+      jwksUrl: 'https://login.microsoftonline.com/tenant-id/discovery/v2.0/keys',
+      scope: 'Plants.Write',
+    });
+  });
+
+  it.each([
+    [{ stage: 'Prod' }, /"stage"/],
+    [{ stage: 'prod_1' }, /"stage"/],
+    [{ stage: 'a-stage-name-that-is-too-long' }, /"stage"/],
+    [{ alarmEmail: 'not-an-address' }, /"alarmEmail"/],
+    [{ authDomainPrefix: 'my-aws-plants' }, /"authDomainPrefix"/],
+    [{ authDomainPrefix: 'Plants' }, /"authDomainPrefix"/],
+    [{ throttleRateLimit: '0' }, /"throttleRateLimit"/],
+    [{ throttleBurstLimit: 'many' }, /"throttleBurstLimit"/],
+    [{ authIssuer: 'https://issuer.example.com' }, /"authAudience" is required/],
+    [{ authIssuer: 'http://issuer.example.com', authAudience: 'plants' }, /https URL/],
+    [{ authIssuer: 'https://i.example.com', authAudience: 'p', authJwksUrl: 'x' }, /"authJwksUrl"/],
+    [{ authAudience: 'plants' }, /only together with "authIssuer"/],
+    [{ stage: 42 }, /"stage" must be a string/],
+  ])('rejects %o at synth, naming the key', (context, message) => {
+    expect(() => readStageConfig(from(context))).toThrow(StageConfigError);
+    expect(() => readStageConfig(from(context))).toThrow(message);
+  });
+});

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { projectRoot } from '../../../infra/bundling.ts';
+import { PlantStoreStack, type PlantStoreStackProps } from '../../../infra/plant-store-stack.ts';
+
+/** The feature flags `npx cdk synth` runs with, so tests see the template a deploy would. */
+const cdkJsonContext = (
+  JSON.parse(readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
+
+export type SynthOptions = Partial<PlantStoreStackProps> & {
+  /**
+   * Bundle the function with esbuild, as `cdk synth` does. Off for variants that only look at
+   * other resources: CDK then stages a placeholder asset, which keeps the suite fast.
+   * @default true
+   */
+  readonly bundle?: boolean;
+};
+
+export type Synthesized = {
+  readonly app: App;
+  readonly stack: PlantStoreStack;
+  readonly template: Template;
+};
+
+/** Builds the stack in an app of its own, not yet synthesized. */
+export function buildStack(options: SynthOptions = {}): { app: App; stack: PlantStoreStack } {
+  const { bundle = true, ...props } = options;
+  const app = new App({
+    context: { ...cdkJsonContext, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+  });
+  const stage = props.stage ?? 'test';
+  return { app, stack: new PlantStoreStack(app, `PlantStore-${stage}`, { ...props, stage }) };
+}
+
+export function synthStack(options: SynthOptions = {}): Synthesized {
+  const { app, stack } = buildStack(options);
+  return { app, stack, template: Template.fromStack(stack) };
+}
