@@ -43,7 +43,9 @@ export function makeHandler({
     .use(mapErrors(log))
     .use(authorizeRequest(verifyToken, requiredScope))
     .use(requireJsonBody(limits.bodyMaxBytes))
-    .use(httpJsonBodyParser())
+    // requireJsonBody has decided the media type; a second, stricter check here answered 500
+    // for a type it had accepted (e.g. "application/json ; charset=utf-8").
+    .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
     .handler(async (event, context) => {
       const newPlant = parseNewPlant(event.body, context.rawBody ?? '');
       const storeStartedAt = performance.now();
