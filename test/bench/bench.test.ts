@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const projectRoot = path.resolve(import.meta.dirname, '..', '..');
+
+type Report = {
+  bundles: { name: string; bytes: number; gzipBytes: number }[];
+  cold: { id: string; runs: number; initMedianMs: number; xFloor: number; xBare: number }[];
+  warm: {
+    bundle: string;
+    requests: number;
+    medianMs: number;
+    p99Ms: number;
+    cpuMicrosPerInvoke: number;
+    maxRssMiB: number;
+  }[];
+  targets: { target: string; met: boolean }[];
+};
+
+/** Runs the real benchmark with tiny counts so it cannot rot; it asserts shape, never timing. */
+describe('npm run bench', () => {
+  let outDir = '';
+  afterAll(async () => {
+    if (outDir) await rm(outDir, { recursive: true, force: true });
+  });
+
+  it('builds every bundle, measures each, and writes the JSON and the chart', async () => {
+    outDir = await mkdtemp(path.join(os.tmpdir(), 'bench-smoke-'));
+    const { stdout } = await run(
+      process.execPath,
+      [
+        path.join(projectRoot, 'bench', 'run.ts'),
+        '--cold-runs=1',
+        '--warm-requests=20',
+        '--warm-rounds=1',
+        '--warmup=2',
+        `--out=${outDir}`,
+      ],
+      { cwd: projectRoot, timeout: 60_000 },
+    );
+    expect(stdout).toContain('targets (shipped');
+
+    const report = JSON.parse(await readFile(path.join(outDir, 'latest.json'), 'utf8')) as Report;
+    const names = ['floor', 'bare', 'shipped', 'shipped-noop-store'];
+    expect(report.bundles.map((bundle) => bundle.name)).toEqual(names);
+    for (const bundle of report.bundles) {
+      expect(bundle.bytes).toBeGreaterThan(0);
+      expect(bundle.gzipBytes).toBeGreaterThan(0);
+    }
+    expect(report.cold.map((figure) => figure.id)).toEqual(
+      expect.arrayContaining(['floor', 'bare', 'shipped']),
+    );
+    for (const figure of report.cold) {
+      expect(figure.runs).toBe(1);
+      expect(figure.initMedianMs).toBeGreaterThan(0);
+      expect(Number.isFinite(figure.xFloor) && Number.isFinite(figure.xBare)).toBe(true);
+    }
+    expect(report.warm.map((figure) => figure.bundle)).toEqual(names);
+    for (const figure of report.warm) {
+      expect(figure.requests).toBe(20);
+      expect(figure.p99Ms).toBeGreaterThanOrEqual(figure.medianMs);
+      expect(figure.cpuMicrosPerInvoke).toBeGreaterThan(0);
+      expect(figure.maxRssMiB).toBeGreaterThan(0);
+    }
+    expect(report.targets).toHaveLength(6);
+
+    const svg = await readFile(path.join(outDir, 'latest.svg'), 'utf8');
+    expect(svg).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg).toContain('shipped');
+  });
+});
