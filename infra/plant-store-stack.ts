@@ -41,14 +41,16 @@ export class PlantStoreStack extends Stack {
     const { table } = new PlantsTable(this, 'Plants');
 
     // One issuer or the other, never both: the function trusts exactly one.
-    const auth =
-      props.externalIssuer === undefined
-        ? new MachineAuth(this, 'MachineAuth', {
-            domainPrefix: props.authDomainPrefix ?? `plant-store-${props.stage}-${Aws.ACCOUNT_ID}`,
-          })
-        : undefined;
-    const tokenIssuer: TokenIssuerConfig =
-      props.externalIssuer ?? (auth as MachineAuth).tokenIssuer;
+    let auth: MachineAuth | undefined;
+    let tokenIssuer: TokenIssuerConfig;
+    if (props.externalIssuer === undefined) {
+      auth = new MachineAuth(this, 'MachineAuth', {
+        domainPrefix: props.authDomainPrefix ?? `plant-store-${props.stage}-${Aws.ACCOUNT_ID}`,
+      });
+      tokenIssuer = auth.tokenIssuer;
+    } else {
+      tokenIssuer = props.externalIssuer;
+    }
 
     const createPlant = new CreatePlantFunction(this, 'CreatePlant', { table, tokenIssuer });
 

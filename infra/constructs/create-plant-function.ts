@@ -48,8 +48,9 @@ export interface CreatePlantFunctionProps {
    */
   readonly memorySize?: number;
   /**
-   * Far above a healthy request (two DynamoDB calls of a few ms) and above the handler's own
-   * worst case: 3 attempts x 800 ms per DynamoDB call plus backoff, and a 3 s JWKS fetch.
+   * Far above a healthy request (one or two DynamoDB calls of a few ms) and above the handler's
+   * own worst case, so a slow dependency ends in its 503, not a Lambda timeout: a 3 s JWKS fetch,
+   * then up to two DynamoDB calls of 3 attempts x 800 ms plus backoff (~2.7 s each): ~8.4 s.
    * @default Duration.seconds(10)
    */
   readonly timeout?: Duration;
