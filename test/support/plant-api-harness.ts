@@ -2,11 +2,15 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { createJwtVerifier } from '../../functions/create-plant/auth/token-verifier.ts';
 import { makeHandler } from '../../functions/create-plant/create-plant.ts';
 import type { Logger, LogLevel } from '../../functions/create-plant/log.ts';
-import { createDynamoDbClient } from '../../functions/create-plant/store/dynamodb-client.ts';
+import {
+  createDynamoDbClient,
+  type DynamoDbClientOptions,
+} from '../../functions/create-plant/store/dynamodb-client.ts';
 import { createDynamoDbPlantStore } from '../../functions/create-plant/store/dynamodb-plant-store.ts';
 import type { PlantStore } from '../../functions/create-plant/store/plant-store.ts';
 import { type DynaliteServer, startDynalite } from './dynalite-server.ts';
 import { fakeContext } from './fake-event.ts';
+import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { startTestIssuer, type TestIssuer } from './test-issuer.ts';
 
 export type LogLine = {
@@ -19,6 +23,8 @@ export type PlantApiHarness = {
   readonly dynalite: DynaliteServer;
   readonly issuer: TestIssuer;
   readonly tableName: string;
+  /** The fault proxy between the store and dynalite, when started with `faultProxy: true`. */
+  readonly proxy: FaultProxy | undefined;
   readonly logs: LogLine[];
   /** How many times the handler asked the store for anything. */
   readonly storeCalls: () => number;
@@ -26,24 +32,41 @@ export type PlantApiHarness = {
   close(): Promise<void>;
 };
 
+export type PlantApiOptions = {
+  readonly audiences?: string[];
+  readonly wrapStore?: (store: PlantStore) => PlantStore;
+  /** Put a fault proxy (`test/support/fault-proxy.ts`) between the store and dynalite. */
+  readonly faultProxy?: boolean;
+  /** The DynamoDB client's timing; @default the production defaults of `createDynamoDbClient` */
+  readonly dynamodb?: Pick<
+    DynamoDbClientOptions,
+    'attemptTimeoutMs' | 'maxAttempts' | 'backoffBaseMs'
+  >;
+  /** Also hand every log line to this logger (e.g. the real `jsonLogger`); they are captured anyway. */
+  readonly log?: Logger;
+};
+
 /**
  * The real handler chain wired to a real dynalite and a test issuer, exactly as handler.ts wires it
  * on AWS, with the log lines captured and the store calls counted (counted, not replaced).
  */
-export async function startPlantApi(
-  options: { audiences?: string[]; wrapStore?: (store: PlantStore) => PlantStore } = {},
-): Promise<PlantApiHarness> {
+export async function startPlantApi(options: PlantApiOptions = {}): Promise<PlantApiHarness> {
   const dynalite = await startDynalite();
   const issuer = await startTestIssuer();
   const tableName = await dynalite.createTable();
+  const proxy = options.faultProxy ? await startFaultProxy(dynalite.endpoint) : undefined;
   const logs: LogLine[] = [];
-  const log: Logger = (level, message, fields) => logs.push({ level, message, fields });
+  const log: Logger = (level, message, fields) => {
+    logs.push({ level, message, fields });
+    options.log?.(level, message, fields);
+  };
   let calls = 0;
   const realStore = createDynamoDbPlantStore(
     createDynamoDbClient({
-      endpoint: new URL(dynalite.endpoint),
+      endpoint: new URL(proxy?.endpoint ?? dynalite.endpoint),
       region: 'us-east-1',
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      ...options.dynamodb,
     }),
     tableName,
   );
@@ -67,10 +90,12 @@ export async function startPlantApi(
     dynalite,
     issuer,
     tableName,
+    proxy,
     logs,
     storeCalls: () => calls,
     invoke: (event) => handler(event, fakeContext()),
     async close() {
+      await proxy?.close();
       await issuer.close();
       await dynalite.close();
     },

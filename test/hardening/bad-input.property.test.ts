@@ -1,0 +1,318 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { limits } from '../../functions/create-plant/new-plant.ts';
+import { type ContractAnswer, expectContractAnswer } from '../support/contract.ts';
+import { fakeEvent } from '../support/fake-event.ts';
+import {
+  hasForbiddenKey,
+  jsonSpace,
+  type NewPlantCase,
+  newPlantCase,
+  validText,
+} from '../support/new-plant-arbitraries.ts';
+import { type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
+
+/**
+ * Runs per property. Pure-ish properties (most bodies never reach the store) run a few thousand
+ * times; fast-check prints the seed and path of any failure, so `fc.assert(..., { seed, path })`
+ * replays it. Set FC_NUM_RUNS to explore further.
+ */
+const runs = Number(process.env.FC_NUM_RUNS ?? 2000);
+
+let api: PlantApiHarness;
+let token: string;
+let nextId = 7_000_000_000;
+const freshId = () => {
+  nextId += 1;
+  return String(nextId);
+};
+
+beforeAll(async () => {
+  api = await startPlantApi();
+  token = await api.issuer.mint({ expiresIn: 3600 });
+});
+afterAll(() => api.close());
+
+const post = (body: string | undefined, overrides: Parameters<typeof fakeEvent>[0] = {}) =>
+  api.invoke(fakeEvent({ token, body, ...overrides }));
+
+/** The statuses a body alone can cause once the token and content type are fine. */
+const bodyStatuses = [200, 400, 409, 413];
+
+/** What the contract says of a NewPlant-shaped body, given what is stored already. */
+type Stored = Map<string, { name: string; tag?: string }>;
+
+function expectedForCase(
+  sample: NewPlantCase,
+  stored: Stored,
+):
+  | { status: 200 | 409; id: string; plant: { name: string; tag?: string } }
+  | {
+      status: 400;
+      fields: string[];
+    } {
+  if (hasForbiddenKey(JSON.parse(sample.body))) return { status: 400, fields: ['Request body'] };
+  const invalid = (['id', 'name', 'tag'] as const).filter((field) => !sample[field].valid);
+  if (invalid.length > 0) return { status: 400, fields: invalid };
+  const { id, name, tag } = sample;
+  if (!(id.present && id.valid && name.present && name.valid)) throw new Error('unreachable');
+  const plant =
+    tag.present && tag.valid ? { name: name.value, tag: tag.value } : { name: name.value };
+  const key = id.value.toString();
+  const before = stored.get(key);
+  if (before === undefined) return { status: 200, id: key, plant };
+  const same = before.name === plant.name && before.tag === plant.tag;
+  return same ? { status: 200, id: key, plant: before } : { status: 409, id: key, plant: before };
+}
+
+describe('POST /plants with arbitrary bodies', () => {
+  it('answers any JSON value with a 200 Plant or a 4xx {error, message}, never 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), jsonSpace, async (value, space) => {
+        const result = await post(`${space}${JSON.stringify(value)}${space}`);
+
+        const answer = expectContractAnswer(result);
+        expect(bodyStatuses).toContain(answer.status);
+      }),
+      { numRuns: runs },
+    );
+  });
+
+  it('answers arbitrary strings, near-JSON text and byte soup the same way', async () => {
+    const nearJson = fc
+      .tuple(
+        fc.constantFrom('{"id":1,"name":"Fern","tag":"indoor"}', '{"id":-0,"name":"x"}'),
+        fc.nat(),
+        fc.string({ unit: 'binary', maxLength: 2 }),
+        fc.nat({ max: 2 }),
+      )
+      .map(([text, at, insert, remove]) => {
+        const cut = at % (text.length + 1);
+        return `${text.slice(0, cut)}${insert}${text.slice(cut + remove)}`;
+      });
+    const body = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: 'grapheme' }),
+      fc.string({ unit: 'binary-ascii' }),
+      fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
+      nearJson,
+    );
+
+    await fc.assert(
+      fc.asyncProperty(body, async (text) => {
+        const answer = expectContractAnswer(await post(text));
+
+        expect(bodyStatuses).toContain(answer.status);
+      }),
+      { numRuns: runs },
+    );
+  });
+
+  it('answers base64 bodies, valid or not, as their decoded text or with a 400', async () => {
+    const base64Body = fc.oneof(
+      fc.uint8Array({ maxLength: 96 }).map((bytes) => Buffer.from(bytes).toString('base64')),
+      fc
+        .string({ unit: 'binary', maxLength: 40 })
+        .map((text) => Buffer.from(text, 'utf8').toString('base64')),
+      fc.string({ unit: fc.constantFrom(...'ABCabc019+/=-_ \n'.split('')), maxLength: 24 }),
+      validText(30).map((name) =>
+        Buffer.from(`{"id":${freshId()},"name":${JSON.stringify(name)}}`).toString('base64'),
+      ),
+    );
+
+    await fc.assert(
+      fc.asyncProperty(base64Body, async (body) => {
+        const answer = expectContractAnswer(await post(body, { isBase64Encoded: true }));
+
+        expect(bodyStatuses).toContain(answer.status);
+      }),
+      { numRuns: runs },
+    );
+  });
+
+  it('refuses a body with 413 exactly when its decoded size is over the limit, text or base64', async () => {
+    const sized = fc.tuple(fc.integer({ min: -4, max: 4 }), fc.boolean(), fc.nat({ max: 2 }));
+
+    await fc.assert(
+      fc.asyncProperty(sized, async ([offset, base64, multiByte]) => {
+        const size = limits.bodyMaxBytes + offset;
+        const head = `{"id":${freshId()},"name":"Sized","pad":"${'é'.repeat(multiByte)}`;
+        const text = `${head}${'x'.repeat(size - Buffer.byteLength(head) - 2)}"}`;
+        expect(Buffer.byteLength(text)).toBe(size);
+
+        const result = await post(base64 ? Buffer.from(text).toString('base64') : text, {
+          isBase64Encoded: base64,
+        });
+
+        expectContractAnswer(result);
+        expect(result.statusCode).toBe(size > limits.bodyMaxBytes ? 413 : 200);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('POST /plants with objects around NewPlant', () => {
+  // A table of its own: ids here span all of int64, and the model must know every stored plant.
+  let own: PlantApiHarness;
+  let ownToken: string;
+  const stored: Stored = new Map();
+  beforeAll(async () => {
+    own = await startPlantApi();
+    ownToken = await own.issuer.mint({ expiresIn: 3600 });
+  });
+  afterAll(() => own.close());
+
+  it('answers exactly as the rules say: 200 and stored, 409 and unchanged, or 400 naming a field', async () => {
+    const seen = new Map<number, number>();
+
+    await fc.assert(
+      fc.asyncProperty(newPlantCase, async (sample) => {
+        const expected = expectedForCase(sample, stored);
+
+        const result = await own.invoke(fakeEvent({ token: ownToken, body: sample.body }));
+
+        const answer: ContractAnswer = expectContractAnswer(result);
+        expect(answer.status).toBe(expected.status);
+        seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
+        if (expected.status === 400) {
+          const { message } = (answer as { error: { message: string } }).error;
+          expect(expected.fields.some((field) => message.startsWith(`${field} `))).toBe(true);
+          return;
+        }
+        const item = await own.dynalite.getItem(own.tableName, expected.id);
+        const { name, tag } = expected.plant;
+        expect(item).toStrictEqual(
+          tag === undefined
+            ? { id: { N: expected.id }, name: { S: name } }
+            : { id: { N: expected.id }, name: { S: name }, tag: { S: tag } },
+        );
+        if (expected.status === 200) {
+          expect(answer).toStrictEqual({ status: 200, plant: expected.plant });
+          stored.set(expected.id, expected.plant);
+        }
+      }),
+      { numRuns: runs },
+    );
+
+    // The generator reaches every outcome, not only the easy 400s.
+    expect([...seen.keys()].sort()).toStrictEqual([200, 400, 409]);
+  });
+});
+
+describe('POST /plants with arbitrary header sets', () => {
+  const casing = (text: string) =>
+    fc
+      .array(fc.boolean(), { minLength: text.length, maxLength: text.length })
+      .map((upper) =>
+        [...text].map((char, n) => (upper[n] ? char.toUpperCase() : char.toLowerCase())).join(''),
+      );
+  const parameter = fc.constantFrom(
+    '',
+    '; charset=utf-8',
+    ';charset=UTF-8',
+    '; charset="utf-8"',
+    ' ; charset=utf-8',
+    ';',
+    '; q=0.9; x=y',
+    '\t;\tcharset=utf-8',
+  );
+  const mediaType = fc.oneof(
+    { weight: 4, arbitrary: casing('application/json') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        'text/plain',
+        'application/vnd.api+json',
+        'application/jsonx',
+        'application/json-seq',
+        'application/x-www-form-urlencoded',
+        'json',
+        '',
+        '*/*',
+      ),
+    },
+    { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+  );
+  type ContentType = { value: string | undefined; name: 'content-type' | 'Content-Type' };
+  const contentType: fc.Arbitrary<ContentType> = fc.oneof(
+    { weight: 1, arbitrary: fc.constant({ value: undefined, name: 'content-type' as const }) },
+    {
+      weight: 8,
+      arbitrary: fc
+        .record({
+          type: mediaType,
+          parameters: parameter,
+          padding: fc.constantFrom('', ' ', '  ', '\t'),
+          duplicate: fc.option(fc.constantFrom('application/json', 'text/plain'), { freq: 4 }),
+          name: fc.constantFrom(
+            'content-type' as const,
+            'content-type' as const,
+            'Content-Type' as const,
+          ),
+        })
+        .map(({ type, parameters, padding, duplicate, name }) => ({
+          name,
+          value: `${padding}${type}${parameters}${padding}${duplicate === null ? '' : `, ${duplicate}`}`,
+        })),
+    },
+  );
+  type Authorization = {
+    value: (token: string) => string | undefined;
+    valid: boolean;
+    name: string;
+  };
+  const authorization: fc.Arbitrary<Authorization> = fc.constantFrom<Authorization>(
+    { name: 'authorization', valid: true, value: (t) => `Bearer ${t}` },
+    { name: 'authorization', valid: true, value: (t) => `bearer ${t}` },
+    { name: 'authorization', valid: true, value: (t) => `BEARER    ${t}` },
+    { name: 'authorization', valid: true, value: (t) => ` Bearer ${t} ` },
+    { name: 'authorization', valid: false, value: (t) => `Bearer ${t}, Bearer ${t}` },
+    { name: 'authorization', valid: false, value: (t) => `Bearer ${t} ${t}` },
+    { name: 'authorization', valid: false, value: (t) => `Bearer\t${t}` },
+    { name: 'authorization', valid: false, value: (t) => `Token ${t}` },
+    { name: 'authorization', valid: false, value: (t) => t },
+    { name: 'authorization', valid: false, value: () => 'Bearer' },
+    { name: 'authorization', valid: false, value: () => '' },
+    { name: 'authorization', valid: false, value: () => undefined },
+    { name: 'Authorization', valid: false, value: (t) => `Bearer ${t}` },
+  );
+  const otherHeaders = fc.dictionary(
+    fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz-'.split('')), minLength: 1 }),
+    fc.string({ maxLength: 30 }),
+    { maxKeys: 5 },
+  );
+
+  it('authorizes first, then requires a JSON media type, then reads the body', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        contentType,
+        authorization,
+        otherHeaders,
+        fc.boolean(),
+        async (type, auth, others, validBody) => {
+          const headers: Record<string, string | undefined> = {
+            'content-type': undefined,
+            authorization: undefined,
+          };
+          for (const [name, value] of Object.entries(others)) {
+            if (name !== 'content-type' && name !== 'authorization') headers[name] = value;
+          }
+          headers[type.name] = type.value;
+          headers[auth.name] = auth.value(token);
+          const body = validBody ? `{"id":${freshId()},"name":"Headed"}` : '{"id":1,"name":';
+          const isJson =
+            type.name === 'content-type' &&
+            type.value?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+
+          const result = await api.invoke(fakeEvent({ body, headers }));
+
+          const answer = expectContractAnswer(result);
+          const expected = !auth.valid ? 401 : !isJson ? 415 : validBody ? 200 : 400;
+          expect(answer.status).toBe(expected);
+        },
+      ),
+      { numRuns: runs },
+    );
+  });
+});
