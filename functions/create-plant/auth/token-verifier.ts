@@ -1,6 +1,7 @@
-import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { HttpError } from '../errors.ts';
 import { UnauthorizedError } from './challenge.ts';
+import { createRemoteKeySet } from './remote-key-set.ts';
 
 export type VerifiedToken = {
   readonly subject: string | undefined;
@@ -33,10 +34,10 @@ const clockToleranceSeconds = 5;
  * restart while a flood of made-up key ids cannot hammer the issuer.
  */
 export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
-  const keys = createRemoteJWKSet(options.jwksUrl, {
-    timeoutDuration: 3000,
-    cooldownDuration: 30_000,
-    cacheMaxAge: 600_000,
+  const keys = createRemoteKeySet(options.jwksUrl, {
+    timeoutMs: 3000,
+    cooldownMs: 30_000,
+    cacheMaxAgeMs: 600_000,
   });
   return (token) => verifyJwt(token, keys, options);
 }
