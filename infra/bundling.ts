@@ -45,6 +45,13 @@ const externalModules: readonly string[] = [];
  */
 export const nodeOptions = '--enable-source-maps';
 
+/**
+ * `node:http` imports resolve to `infra/node-http.ts`, which hands over the built-in without its
+ * ESM facade; the facade loads undici (~20 ms of cold start, measured by `npm run bench`).
+ */
+const nodeHttp = path.join(projectRoot, 'infra', 'node-http.ts');
+const alias = { http: nodeHttp, 'node:http': nodeHttp };
+
 export const cdkBundlingOptions: BundlingOptions = {
   format: OutputFormat.ESM,
   target,
@@ -57,6 +64,9 @@ export const cdkBundlingOptions: BundlingOptions = {
   mainFields,
   banner: esmRequireBanner,
   externalModules: [...externalModules],
+  esbuildArgs: Object.fromEntries(
+    Object.entries(alias).map(([from, to]) => [`--alias:${from}`, to]),
+  ),
   // Docker is never needed: esbuild is a devDependency and runs locally in CI and on laptops.
   forceDockerBundling: false,
 };
@@ -76,4 +86,5 @@ export const esbuildBuildOptions: BuildOptions = {
   mainFields,
   banner: { js: esmRequireBanner },
   external: [...externalModules],
+  alias,
 };
