@@ -46,7 +46,9 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
           (await readStored(plant.id).catch((readError: unknown) => {
             throw translate(readError);
           }));
-        if (stored === undefined) throw translate(error);
+        // The condition failed yet nothing is stored: an answer we cannot trust, and a retry can
+        // only write or replay, so the caller is told to retry rather than given a 500.
+        if (stored === undefined) throw new StoreUnavailableError(error);
         const storedPlant = fromItem(stored);
         if (!isReplay(storedPlant, plant)) throw new PlantConflictError(plant.id);
         return { plant: storedPlant, outcome: 'replayed' };
