@@ -5,6 +5,7 @@ import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
 import { CreatePlantFunction } from './constructs/create-plant-function.ts';
 import { MachineAuth } from './constructs/machine-auth.ts';
 import { OperationalAlarms } from './constructs/operational-alarms.ts';
+import { OperationsDashboard } from './constructs/operations-dashboard.ts';
 import { PlantsHttpApi } from './constructs/plants-http-api.ts';
 import { PlantsTable } from './constructs/plants-table.ts';
 
@@ -65,6 +66,13 @@ export class PlantStoreStack extends Stack {
       api: http.api,
       table,
       alarmEmail: props.alarmEmail,
+    });
+
+    new OperationsDashboard(this, 'Operations', {
+      function: createPlant.function,
+      functionLogGroup: createPlant.logGroup,
+      api: http.api,
+      table,
     });
 
     new CfnOutput(this, 'ApiUrl', {

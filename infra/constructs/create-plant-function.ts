@@ -98,7 +98,8 @@ export class CreatePlantFunction extends Construct {
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel.INFO,
-      systemLogLevelV2: SystemLogLevel.WARN,
+      // INFO keeps the platform REPORT line, whose init duration the dashboard's cold-start widget reads.
+      systemLogLevelV2: SystemLogLevel.INFO,
       tracing: Tracing.ACTIVE,
       description: 'POST /plants: verify the bearer token, validate, write the plant',
       environment: {

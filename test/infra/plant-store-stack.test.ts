@@ -544,3 +544,53 @@ describe('PlantStoreStack environments', () => {
     });
   });
 });
+
+describe('PlantStoreStack operations dashboard', () => {
+  /** The dashboard body with CloudFormation references written as `<ref>`, so it can be searched. */
+  const dashboardBody = (): string => {
+    const [, dashboard] = onlyResource('AWS::CloudWatch::Dashboard');
+    const flatten = (value: unknown): string => {
+      if (typeof value === 'string') return value;
+      const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+      return join ? join[1].map(flatten).join(join[0]) : '<ref>';
+    };
+    return flatten(dashboard.Properties.DashboardBody);
+  };
+
+  it.each([
+    ['the API requests, 4xx and 5xx', ['"Count"', '"4xx"', '"5xx"']],
+    ['the API latency p50 and p99', ['"Latency"', '"p50"', '"p99"']],
+    ['the function duration, errors and throttles', ['"Duration"', '"Errors"', '"Throttles"']],
+    ['the cold starts from the REPORT lines', ['platform.report', 'initDurationMs']],
+    ['the table capacity and throttles', ['ConsumedWriteCapacityUnits', 'ThrottledRequests']],
+    [
+      "the handler's metrics",
+      [
+        'PlantsCreated',
+        'CreatesReplayed',
+        'CreateConflicts',
+        'AuthFailures',
+        'ValidationFailures',
+        'StoreLatency',
+        'StoreUnavailable',
+      ],
+    ],
+  ])('shows %s', (_what, needles) => {
+    const body = dashboardBody();
+
+    for (const needle of needles) expect(body).toContain(needle);
+  });
+
+  it("reads the handler's metrics for this function only, so stages never mix", () => {
+    const body = dashboardBody();
+
+    expect(body).toContain('"PlantStore","PlantsCreated","Service","<ref>"');
+    expect(body).toContain('Service=\\"<ref>\\"');
+  });
+
+  it('keeps the platform REPORT lines the cold-start widget reads', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      LoggingConfig: Match.objectLike({ SystemLogLevel: 'INFO' }),
+    });
+  });
+});
