@@ -47,7 +47,7 @@ export function renderChart(
       parts.push(
         `<text x="${labelWidth - 8}" y="${y + 15}" class="label" text-anchor="end">${escapeXml(bar.label)}</text>`,
         `<rect x="${labelWidth}" y="${y}" width="${length.toFixed(1)}" height="${barHeight}" rx="3" fill="${fill}"/>`,
-        `<text x="${labelWidth + length + 6}" y="${y + 15}" class="value">${format(bar.value)} ${escapeXml(panel.unit)}${escapeXml(note)}</text>`,
+        `<text x="${(labelWidth + length + 6).toFixed(1)}" y="${y + 15}" class="value">${format(bar.value)} ${escapeXml(panel.unit)}${escapeXml(note)}</text>`,
       );
       y += barHeight + gap;
     }
@@ -55,9 +55,9 @@ export function renderChart(
   }
   const height = y - panelGap + 16;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, sans-serif">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(title)}" font-family="system-ui, -apple-system, Segoe UI, sans-serif">`,
+    `<title>${escapeXml(title)}</title>`,
     '<style>text{fill:#444}.title{font-size:16px;font-weight:600}.sub{font-size:11px;fill:#777}.panel{font-size:13px;font-weight:600}.label,.value{font-size:12px}@media (prefers-color-scheme: dark){text{fill:#ccc}.sub{fill:#999}}</style>',
-    `<rect width="${width}" height="${height}" fill="none"/>`,
     `<text x="16" y="24" class="title">${escapeXml(title)}</text>`,
     `<text x="16" y="40" class="sub">${escapeXml(subtitle)}</text>`,
     ...parts,

@@ -278,7 +278,10 @@ try {
       platform: `${process.platform}-${process.arch}`,
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model ?? 'unknown',
-      loadAverage: os.loadavg().map((load) => round(load)),
+      loadAverage: os
+        .loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' '),
     },
     settings: { coldRuns, warmRequests: perRound * warmRounds, warmRounds, warmup, nodeOptions },
     definitions: {
@@ -307,7 +310,7 @@ try {
   const lines: string[] = [];
   lines.push(
     '',
-    `Plant Store API benchmark — node ${process.version}, esbuild ${esbuildVersion}, ${report.machine.cpus} cores, load ${report.machine.loadAverage.join(' ')}, NODE_OPTIONS="${nodeOptions}"`,
+    `Plant Store API benchmark — node ${process.version}, esbuild ${esbuildVersion}, ${report.machine.cpus} cores, load ${report.machine.loadAverage}, NODE_OPTIONS="${nodeOptions}"`,
     '',
     `${'bundle'.padEnd(34)}${pad('bytes', 10)}${pad('gzip', 9)}${pad('cold ms', 9)}${pad('x FLOOR', 9)}${pad('x BARE', 8)}`,
   );
