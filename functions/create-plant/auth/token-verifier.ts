@@ -65,8 +65,17 @@ export async function verifyJwt(
   if (options.audiences.length > 0 && !acceptsAudience(payload.aud, clientId, options.audiences)) {
     throw new UnauthorizedError('audience', 'Token audience is not accepted');
   }
-  const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
-  return { subject: payload.sub, clientId, scopes };
+  return { subject: payload.sub, clientId, scopes: grantedScopes(payload) };
+}
+
+/**
+ * RFC 9068's space-separated `scope` (Cognito, Auth0), or Okta's `scp` array. Entra ID puts an
+ * app's permissions in `roles`, which is not a scope and is not read.
+ */
+function grantedScopes(payload: JWTPayload): string[] {
+  if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
+  if (Array.isArray(payload.scp)) return payload.scp.filter((scope) => typeof scope === 'string');
+  return [];
 }
 
 function acceptsAudience(

@@ -256,6 +256,18 @@ describe('authorization comes before the body', () => {
     expect(result.headers?.['www-authenticate']).toContain('scope="plants/write"');
   });
 
+  it('accepts the scope from an Okta-style scp array', async () => {
+    const okta = await api.issuer.mint({
+      claims: { scope: undefined, scp: ['plants/read', 'plants/write'] },
+    });
+
+    const result = await api.invoke(
+      fakeEvent({ token: okta, body: `{"id":${freshId()},"name":"Okta"}` }),
+    );
+
+    expect(result.statusCode).toBe(200);
+  });
+
   it('never reaches the store without a valid token', async () => {
     const before = api.storeCalls();
 
