@@ -1,7 +1,15 @@
 // `npm run smoke -- --url <api base url> --token <bearer token>`: checks a deployed or local Plant
-// Store API end to end with one fresh plant. One PASS/FAIL line per step; exit code 1 on any failure.
+// Store API end to end with one fresh plant, through the typed client (clients/), as an API consumer
+// would. One PASS/FAIL line per step; exit code 1 on any failure.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import {
+  type ApiError,
+  createPlantStoreClient,
+  type NewPlant,
+  type Plant,
+  type PlantStoreClient,
+} from '../clients/plant-store-client.ts';
 
 const usage =
   'Usage: npm run smoke -- --url <api base url> --token <bearer token> [--timeout <ms>]\n' +
@@ -9,7 +17,7 @@ const usage =
 
 interface Answer {
   readonly status: number;
-  readonly headers: Headers;
+  /** The body as JSON text, for the PASS/FAIL line. */
   readonly text: string;
   readonly json: unknown;
 }
@@ -48,33 +56,24 @@ function parseCommandLine(): { url: URL; token: string; timeoutMs: number } {
 }
 
 const { url, token, timeoutMs } = parseCommandLine();
-const plantsUrl = new URL(`${url.pathname.replace(/\/+$/, '')}/plants`, url);
+const baseUrl = url.href.replace(/\/+$/, '');
+const api = createPlantStoreClient({ baseUrl, token });
+const anonymous = createPlantStoreClient({ baseUrl });
 
-// A random positive int64, kept as decimal text: most such ids are above 2^53, where a JavaScript
-// number would round them, so the JSON is built as text to send exactly these digits.
-const id = (randomBytes(8).readBigUInt64BE() >> 1n).toString();
-const plant = { name: 'Smoke test fern', tag: 'smoke' };
-const body = `{"id":${id},"name":${JSON.stringify(plant.name)},"tag":${JSON.stringify(plant.tag)}}`;
-const conflicting = `{"id":${id},"name":"Smoke test rose","tag":"smoke"}`;
+// A random positive int64: most such ids are above 2^53, where a JavaScript number would round
+// them, so it is a bigint, which the client writes into the JSON digit for digit.
+const id = randomBytes(8).readBigUInt64BE() >> 1n;
+const plant: Plant = { name: 'Smoke test fern', tag: 'smoke' };
+const newPlant: NewPlant = { id, ...plant };
+const conflicting: NewPlant = { id, name: 'Smoke test rose', tag: 'smoke' };
 
-async function post(payload: string, authorization?: string): Promise<Answer> {
-  const response = await fetch(plantsUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(authorization === undefined ? {} : { authorization }),
-    },
-    body: payload,
+async function post(client: PlantStoreClient, body: NewPlant): Promise<Answer> {
+  const { data, error, response } = await client.POST('/plants', {
+    body,
     signal: AbortSignal.timeout(timeoutMs),
   });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  const json: unknown = data ?? error;
+  return { status: response.status, text: JSON.stringify(json) ?? '', json };
 }
 
 function expectStatus(answer: Answer, status: number): void {
@@ -93,7 +92,7 @@ function expectPlant(answer: Answer): string {
 
 function expectError(answer: Answer, status: number): string {
   expectStatus(answer, status);
-  const error = answer.json as { error?: unknown; message?: unknown } | undefined;
+  const error = answer.json as Partial<ApiError> | undefined;
   if (error?.error !== status || typeof error.message !== 'string') {
     throw new StepFailed(
       `expected {"error":${status},"message":...}, got ${answer.text.slice(0, 300)}`,
@@ -102,32 +101,31 @@ function expectError(answer: Answer, status: number): string {
   return `${status} ${answer.text}`;
 }
 
-const bearer = `Bearer ${token}`;
 const steps: readonly Step[] = [
-  { name: `create plant ${id}`, run: async () => expectPlant(await post(body, bearer)) },
+  { name: `create plant ${id}`, run: async () => expectPlant(await post(api, newPlant)) },
   {
     name: 'replay the same create (idempotent)',
-    run: async () => expectPlant(await post(body, bearer)),
+    run: async () => expectPlant(await post(api, newPlant)),
   },
   {
     name: 'same id, another name is a conflict',
-    run: async () => expectError(await post(conflicting, bearer), 409),
+    run: async () => expectError(await post(api, conflicting), 409),
   },
   {
     name: 'the stored plant is unchanged',
-    run: async () => expectPlant(await post(body, bearer)),
+    run: async () => expectPlant(await post(api, newPlant)),
   },
   {
     name: 'no token is rejected',
     run: async () => {
-      const answer = await post(body);
+      const answer = await post(anonymous, newPlant);
       expectStatus(answer, 401);
       return `401 ${answer.text}`;
     },
   },
 ];
 
-console.log(`Smoke test of ${plantsUrl.href}`);
+console.log(`Smoke test of POST ${baseUrl}/plants`);
 let failures = 0;
 for (const step of steps) {
   try {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { docsPage, docsPaths, readDocsAsset, specFile, specForOrigin } from './api-docs.ts';
 import { baseUrl, type DevClient, defaults, LocalConfigError } from './config.ts';
 import { lockDataDir } from './data-dir.ts';
 import { DevIssuer, issuerPaths, plantsWriteScope } from './dev-issuer.ts';
@@ -165,7 +166,7 @@ async function handle(
 ): Promise<void> {
   const requestId = newRequestId();
   const receivedAt = new Date();
-  const path = (req.url ?? '/').split('?')[0];
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
   const method = req.method ?? 'GET';
 
   if (method === 'GET' && path === issuerPaths.jwks) {
@@ -173,6 +174,10 @@ async function handle(
   }
   if (method === 'GET' && path === issuerPaths.openidConfiguration) {
     return writeResponse(res, json(200, target.issuer.openidConfiguration()), requestId);
+  }
+  if (method === 'GET' || method === 'HEAD') {
+    const docs = await docsResponse(path, target.issuer);
+    if (docs !== undefined) return writeResponse(res, docs, requestId);
   }
   const isToken = method === 'POST' && path === issuerPaths.token;
   const isPlants = method === plantsRoute.method && path === plantsRoute.path;
@@ -214,6 +219,47 @@ async function handle(
     invocation.ok ? fromResultV2(invocation.result) : gatewayError(500),
     requestId,
   );
+}
+
+/**
+ * The API reference, a convenience of the local server only: these are not routes of the HTTP API
+ * (on AWS the reference is the static page `npm run docs` builds). The policy keeps the page on
+ * this origin: the browser itself refuses any request elsewhere.
+ */
+async function docsResponse(path: string, issuer: DevIssuer): Promise<GatewayResponse | undefined> {
+  const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+  if (path === docsPaths.page || path === `${docsPaths.page}/`) {
+    const page = docsPage({ kind: 'served', devToken: await issuer.mintAccessToken() });
+    return {
+      statusCode: 200,
+      headers: {
+        ...headers,
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy':
+          "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
+          "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+      },
+      body: Buffer.from(page),
+    };
+  }
+  if (path === docsPaths.spec) {
+    const spec = specForOrigin(await readFile(specFile, 'utf8'), issuer.issuer);
+    return {
+      statusCode: 200,
+      headers: { ...headers, 'content-type': 'application/yaml; charset=utf-8' },
+      body: Buffer.from(spec),
+    };
+  }
+  if (path.startsWith(docsPaths.assets)) {
+    const asset = await readDocsAsset(path.slice(docsPaths.assets.length));
+    if (asset === undefined) return undefined;
+    return {
+      statusCode: 200,
+      headers: { ...headers, 'content-type': asset.contentType },
+      body: asset.body,
+    };
+  }
+  return undefined;
 }
 
 function json(

@@ -1,0 +1,18 @@
+// `npm run docs`: the API reference as one self-contained HTML file (default dist/docs/index.html)
+// that any static host can serve, or a browser can open from disk.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { staticDocsPage } from '../infra/local/api-docs.ts';
+
+const { values } = parseArgs({
+  options: { out: { type: 'string', default: 'dist/docs/index.html' } },
+});
+const outFile = resolve(values.out);
+const page = await staticDocsPage();
+await mkdir(dirname(outFile), { recursive: true });
+await writeFile(outFile, page);
+console.log(
+  `Wrote ${relative(process.cwd(), outFile) || outFile} (${Math.round(page.length / 1024)} KiB): ` +
+    'open it in a browser, or upload it to any static host.',
+);

@@ -1,0 +1,129 @@
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { staticDocsPage } from '../../infra/local/api-docs.ts';
+import type { LocalApi } from '../../infra/local/local-api.ts';
+import { startTestApi } from '../infra/local/local-api-fixture.ts';
+import { launchChromium } from './browser.ts';
+
+/** The README shows this; `UPDATE_SCREENSHOT=1` rewrites it, otherwise CI leaves the tree clean. */
+const committedScreenshot = fileURLToPath(new URL('../../docs/api-docs.png', import.meta.url));
+/** Generous: a 2-core CI machine parses the 1.7 MB renderer and runs the API at the same time. */
+const renderTimeoutMs = 20_000;
+const screenshotArea = { x: 0, y: 0, width: 1280, height: 1400 };
+
+/** Every URL the page asks for, so a test can prove that none leaves the machine. */
+function recordRequests(page: Page): string[] {
+  const urls: string[] = [];
+  page.on('request', (request) => urls.push(request.url()));
+  return urls;
+}
+
+function recordPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  // A Content-Security-Policy violation shows up only as a console error.
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  return errors;
+}
+
+/** The names in the Schemas section, top level only (OpenAPI 3.1 renders JSON Schema 2020-12). */
+function schemaNames(page: Page): Promise<string[]> {
+  return page
+    .locator(
+      'section.models article[data-json-schema-level="0"] > .json-schema-2020-12-head .json-schema-2020-12__title',
+    )
+    .allTextContents();
+}
+
+describe('API reference in a browser (GET /docs and npm run docs)', () => {
+  let browser: Browser;
+  let api: LocalApi;
+  let context: BrowserContext;
+  let page: Page;
+  let workDir: string;
+
+  beforeAll(async () => {
+    [browser, api, workDir] = await Promise.all([
+      launchChromium(),
+      startTestApi(),
+      mkdtemp(join(tmpdir(), 'plants-docs-')),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([browser?.close(), api?.close()]);
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(renderTimeoutMs);
+  });
+
+  afterEach(async () => {
+    await context?.close();
+  });
+
+  it('renders POST /plants with its schemas, and "Try it out" creates a plant with the dev token', async () => {
+    // Prepare
+    const requests = recordRequests(page);
+    const errors = recordPageErrors(page);
+
+    // Act
+    await page.goto(`${api.url}/docs`);
+    const operation = page.locator('#operations-plants-createPlant');
+    await operation.locator('.opblock-summary').click();
+    await operation.getByRole('button', { name: 'Execute' }).waitFor();
+    // The top of the page with the operation open: what a reader of the README should see.
+    const screenshot =
+      process.env.UPDATE_SCREENSHOT === '1' ? committedScreenshot : join(workDir, 'api-docs.png');
+    await page.screenshot({ path: screenshot, fullPage: true, clip: screenshotArea });
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const liveResponse = operation.locator('.live-responses-table .response');
+    await liveResponse.waitFor();
+
+    // Assess
+    await expect
+      .poll(() => operation.locator('.opblock-summary-method').textContent())
+      .toBe('POST');
+    expect(await operation.locator('.opblock-summary-path').textContent()).toBe('/plants');
+    expect(await schemaNames(page)).toEqual(['Plant', 'NewPlant', 'Error']);
+    expect(await liveResponse.locator('.response-col_status').textContent()).toContain('200');
+    expect(await liveResponse.locator('.response-col_description').textContent()).toContain(
+      '"Fern"',
+    );
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((url) => !url.startsWith(`${api.url}/`))).toEqual([]);
+    expect(errors).toEqual([]);
+    expect((await stat(screenshot)).size).toBeGreaterThan(10_000);
+  });
+
+  it('builds one self-contained page that renders from file:// with no request for anything else', async () => {
+    // Prepare
+    const file = join(workDir, 'index.html');
+    await writeFile(file, await staticDocsPage());
+    const url = pathToFileURL(file).href;
+    const requests = recordRequests(page);
+    const errors = recordPageErrors(page);
+
+    // Act
+    await page.goto(url);
+    const operation = page.locator('#operations-plants-createPlant');
+    await operation.waitFor();
+
+    // Assess
+    expect(await operation.locator('.opblock-summary-path').textContent()).toBe('/plants');
+    expect(await schemaNames(page)).toEqual(['Plant', 'NewPlant', 'Error']);
+    expect(
+      requests.filter((requested) => requested !== url && !requested.startsWith('data:')),
+    ).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
