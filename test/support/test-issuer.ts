@@ -11,12 +11,14 @@ import {
 
 export type MintOptions = {
   readonly claims?: JWTPayload;
-  /** Seconds from now; negative for an expired token. @default 300 */
-  readonly expiresIn?: number;
+  /** Seconds from now; negative for an expired token; `null` for no `exp` at all. @default 300 */
+  readonly expiresIn?: number | null;
   readonly issuer?: string;
   readonly alg?: 'RS256' | 'ES256';
   /** Sign with a key the JWKS does not publish. */
   readonly unpublishedKey?: boolean;
+  /** Protected header parameters to add or override (e.g. a made-up `kid`, a `jku`). */
+  readonly header?: Readonly<Record<string, unknown>>;
 };
 
 export type TestIssuer = {
@@ -69,18 +71,18 @@ export async function startTestIssuer(): Promise<TestIssuer> {
         : published.findLast((candidate) => candidate.alg === alg);
       if (!key) throw new Error(`no ${alg} key`);
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({
+      const token = new SignJWT({
         scope: 'plants/write',
         client_id: 'test-client',
         token_use: 'access',
         ...options.claims,
       })
-        .setProtectedHeader({ alg, kid: key.kid, typ: 'JWT' })
+        .setProtectedHeader({ alg, kid: key.kid, typ: 'JWT', ...options.header })
         .setIssuer(options.issuer ?? issuer)
         .setSubject('test-client')
-        .setIssuedAt(now)
-        .setExpirationTime(now + (options.expiresIn ?? 300))
-        .sign(key.privateKey);
+        .setIssuedAt(now);
+      if (options.expiresIn !== null) token.setExpirationTime(now + (options.expiresIn ?? 300));
+      return token.sign(key.privateKey);
     },
     async rotate() {
       published.push(await signingKey('RS256'));

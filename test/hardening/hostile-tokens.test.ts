@@ -1,0 +1,420 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import {
+  type CryptoKey,
+  exportJWK,
+  exportSPKI,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+  SignJWT,
+} from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { expectErrorShape, hygieneHeaders } from '../support/contract.ts';
+import { fakeEvent } from '../support/fake-event.ts';
+import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
+import type { MintOptions, TestIssuer } from '../support/test-issuer.ts';
+
+/** The API accepts tokens for itself (as `aud`) or for one client (Cognito's `client_id`). */
+const audiences = ['plant-store-api', 'test-client'];
+
+let api: PlantApiHarness;
+let nextId = 9_500_000_000;
+const freshId = () => {
+  nextId += 1;
+  return String(nextId);
+};
+
+beforeAll(async () => {
+  api = await startPlantApi({ audiences });
+});
+afterAll(() => api.close());
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The published keys, as anyone can read them from the issuer. */
+async function publishedKeys(issuer: TestIssuer): Promise<JWK[]> {
+  const response = await fetch(issuer.jwksUrl);
+  return ((await response.json()) as { keys: JWK[] }).keys;
+}
+
+/** Claims a valid token for this API carries. */
+const validClaims = (issuer: TestIssuer) => ({
+  iss: issuer.issuer,
+  sub: 'attacker',
+  client_id: 'test-client',
+  token_use: 'access',
+  scope: 'plants/write',
+  iat: nowSeconds(),
+  exp: nowSeconds() + 300,
+});
+
+async function signedWithAttackerKey(
+  issuer: TestIssuer,
+  header: Record<string, unknown>,
+): Promise<string> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const jwk = await exportJWK(publicKey);
+  const params = { ...header };
+  if (params.jwk === true) params.jwk = jwk;
+  return new SignJWT(validClaims(issuer))
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...params })
+    .sign(privateKey);
+}
+
+/** HS256 with the issuer's public key as the HMAC secret: the classic algorithm confusion. */
+async function hmacWithPublicKey(issuer: TestIssuer, as: 'pem' | 'jwk'): Promise<string> {
+  const rsa = (await publishedKeys(issuer)).find((key) => key.kty === 'RSA');
+  if (!rsa?.kid) throw new Error('no RSA key published');
+  const secret =
+    as === 'pem'
+      ? await exportSPKI((await importJWK(rsa, 'RS256', { extractable: true })) as CryptoKey)
+      : JSON.stringify(rsa);
+  return new SignJWT(validClaims(issuer))
+    .setProtectedHeader({ alg: 'HS256', kid: rsa.kid, typ: 'JWT' })
+    .sign(new TextEncoder().encode(secret));
+}
+
+async function unsigned(issuer: TestIssuer, alg: string): Promise<string> {
+  const published = await publishedKeys(issuer);
+  return `${b64url({ alg, typ: 'JWT', kid: published[0]?.kid })}.${b64url(validClaims(issuer))}.`;
+}
+
+/** A valid token whose payload is swapped after signing. */
+async function tampered(issuer: TestIssuer): Promise<string> {
+  const [header, , signature] = (await issuer.mint({ claims: { scope: 'plants/read' } })).split(
+    '.',
+  );
+  return `${header}.${b64url(validClaims(issuer))}.${signature}`;
+}
+
+const mint = (options: MintOptions) => (issuer: TestIssuer) => issuer.mint(options);
+
+type TokenCase = [string, (issuer: TestIssuer) => Promise<string>, string];
+
+function expectChallenge(
+  result: APIGatewayProxyStructuredResultV2,
+  status: 401 | 403,
+  challenge: string | RegExp,
+) {
+  expect(result.statusCode).toBe(status);
+  expect(result.headers).toMatchObject(hygieneHeaders);
+  expectErrorShape(bodyOf(result), status);
+  const header = result.headers?.['www-authenticate'];
+  if (typeof challenge === 'string') expect(header).toBe(challenge);
+  else expect(header).toMatch(challenge);
+}
+
+/** Invokes with a body the store would accept, and checks that it never got that far. */
+async function attempt(event: APIGatewayProxyEventV2, harness = api) {
+  const id = freshId();
+  event.body = `{"id":${id},"name":"Intruder"}`;
+  const callsBefore = harness.storeCalls();
+  const result = await harness.invoke(event);
+  return {
+    result,
+    async expectStoreUntouched() {
+      expect(harness.storeCalls()).toBe(callsBefore);
+      expect(await harness.dynalite.getItem(harness.tableName, id)).toBeUndefined();
+    },
+  };
+}
+
+/** RFC 6750's challenge for a bad token; a double quote in the description becomes a single one. */
+const invalidToken = (description: string) =>
+  `Bearer realm="plant-store", error="invalid_token", error_description="${description.replaceAll('"', "'")}"`;
+
+describe('POST /plants with a hostile or invalid token', () => {
+  it.each<TokenCase>([
+    ['alg "none"', (issuer) => unsigned(issuer, 'none'), 'Token algorithm is not allowed'],
+    ['alg "NONE"', (issuer) => unsigned(issuer, 'NONE'), 'Token algorithm is not allowed'],
+    [
+      'HS256 keyed with the public key (PEM)',
+      (issuer) => hmacWithPublicKey(issuer, 'pem'),
+      'Token algorithm is not allowed',
+    ],
+    [
+      'HS256 keyed with the public key (JWK)',
+      (issuer) => hmacWithPublicKey(issuer, 'jwk'),
+      'Token algorithm is not allowed',
+    ],
+    [
+      'a kid the JWKS does not publish',
+      mint({ unpublishedKey: true }),
+      'Token signing key is not known',
+    ],
+    [
+      'a published kid, signed by another key',
+      async (issuer) =>
+        signedWithAttackerKey(issuer, { kid: (await publishedKeys(issuer))[0]?.kid }),
+      'Token signature is invalid',
+    ],
+    [
+      'no kid, signed by another key',
+      (issuer) => signedWithAttackerKey(issuer, {}),
+      'Token signature is invalid',
+    ],
+    [
+      'the attacker key embedded as "jwk"',
+      (issuer) => signedWithAttackerKey(issuer, { jwk: true, kid: 'attacker' }),
+      'Token signing key is not known',
+    ],
+    [
+      'a "jku" pointing at the attacker',
+      (issuer) =>
+        signedWithAttackerKey(issuer, { jku: 'http://127.0.0.1:9/jwks.json', kid: 'attacker' }),
+      'Token signing key is not known',
+    ],
+    ['a payload swapped after signing', tampered, 'Token signature is invalid'],
+    ['expired a minute ago', mint({ expiresIn: -60 }), 'Token has expired'],
+    ['expired just past the clock tolerance', mint({ expiresIn: -10 }), 'Token has expired'],
+    ['no exp claim', mint({ expiresIn: null }), 'Token claim "exp" is invalid'],
+    [
+      'nbf ten minutes ahead',
+      mint({ claims: { nbf: nowSeconds() + 600 } }),
+      'Token is not yet valid',
+    ],
+    ['another issuer', mint({ issuer: 'https://evil.example' }), 'Token issuer is not trusted'],
+    [
+      'the issuer with a trailing slash',
+      async (issuer) => issuer.mint({ issuer: `${issuer.issuer}/` }),
+      'Token issuer is not trusted',
+    ],
+    [
+      'a wrong aud and client_id',
+      mint({ claims: { aud: 'someone-else', client_id: 'other' } }),
+      'Token audience is not accepted',
+    ],
+    [
+      'an aud that only starts like ours',
+      mint({ claims: { aud: 'plant-store-api-evil', client_id: undefined } }),
+      'Token audience is not accepted',
+    ],
+    [
+      'neither aud nor client_id',
+      mint({ claims: { client_id: undefined } }),
+      'Token audience is not accepted',
+    ],
+    ['an ID token', mint({ claims: { token_use: 'id' } }), 'Token is not an access token'],
+  ])(
+    'answers 401 invalid_token for %s, and never reaches the store',
+    async (_case, token, description) => {
+      const { result, expectStoreUntouched } = await attempt(
+        fakeEvent({ token: await token(api.issuer) }),
+      );
+
+      expectChallenge(result, 401, invalidToken(description));
+      expect(bodyOf(result)).toStrictEqual({ error: 401, message: description });
+      await expectStoreUntouched();
+    },
+  );
+
+  it.each([
+    ['no scope claim', { scope: undefined }],
+    ['a read scope only', { scope: 'plants/read' }],
+    ['the scope as a prefix trick', { scope: 'plants/writer' }],
+    ['the scope with a suffix', { scope: 'plants/write2 plants/write/' }],
+    ['the scope with a prefix', { scope: 'xplants/write' }],
+    ['the scope in upper case', { scope: 'PLANTS/WRITE' }],
+    ['scopes joined by commas', { scope: 'plants/read,plants/write' }],
+    ['scopes joined by a tab', { scope: 'plants/read\tplants/write' }],
+    ['the scope as an array', { scope: ['plants/write'] }],
+    ['the scope in "scp" instead', { scope: undefined, scp: 'plants/write' }],
+  ])(
+    'answers 403 insufficient_scope for %s, and never reaches the store',
+    async (_case, claims) => {
+      const { result, expectStoreUntouched } = await attempt(
+        fakeEvent({ token: await api.issuer.mint({ claims }) }),
+      );
+
+      expectChallenge(
+        result,
+        403,
+        /^Bearer realm="plant-store", error="insufficient_scope", error_description="[^"]*", scope="plants\/write"$/,
+      );
+      await expectStoreUntouched();
+    },
+  );
+
+  it('accepts an aud list containing ours and a scope among others (the control case)', async () => {
+    const token = await api.issuer.mint({
+      claims: {
+        aud: ['other', 'plant-store-api'],
+        client_id: undefined,
+        scope: 'a plants/write b',
+      },
+    });
+
+    const result = await api.invoke(fakeEvent({ token, body: `{"id":${freshId()},"name":"Ok"}` }));
+
+    expect(result.statusCode).toBe(200);
+  });
+});
+
+describe('POST /plants with the token in the wrong place or shape', () => {
+  let valid: string;
+  beforeAll(async () => {
+    valid = await api.issuer.mint({ expiresIn: 3600 });
+  });
+
+  const withoutHeader = (change: (event: APIGatewayProxyEventV2, token: string) => void) => () => {
+    const event = fakeEvent({ headers: { authorization: undefined } });
+    change(event, valid);
+    return event;
+  };
+
+  it.each<[string, () => APIGatewayProxyEventV2]>([
+    [
+      'the query string',
+      withoutHeader((event, token) => {
+        event.rawQueryString = `access_token=${token}`;
+        event.queryStringParameters = { access_token: token };
+      }),
+    ],
+    [
+      'a cookie',
+      withoutHeader((event, token) => {
+        event.cookies = [`access_token=${token}`, `id_token=${token}`];
+        event.headers.cookie = `access_token=${token}; id_token=${token}`;
+      }),
+    ],
+    [
+      'another header',
+      withoutHeader((event, token) => {
+        event.headers['x-access-token'] = token;
+        event.headers['x-amz-security-token'] = token;
+      }),
+    ],
+  ])('ignores a token in %s: 401 with a bare Bearer challenge', async (_case, event) => {
+    const { result, expectStoreUntouched } = await attempt(event());
+
+    expectChallenge(result, 401, 'Bearer realm="plant-store"');
+    await expectStoreUntouched();
+  });
+
+  const shaped = (authorization: (token: string) => string) => () =>
+    fakeEvent({ headers: { authorization: authorization(valid) } });
+  const invalidRequest = /^Bearer realm="plant-store", error="invalid_request", /;
+
+  it.each<[string, () => APIGatewayProxyEventV2, RegExp | string]>([
+    ['two tokens', shaped((t) => `Bearer ${t} ${t}`), invalidRequest],
+    [
+      'two Bearer credentials comma-joined',
+      shaped((t) => `Bearer ${t}, Bearer ${t}`),
+      invalidRequest,
+    ],
+    ['a tab after the scheme', shaped((t) => `Bearer\t${t}`), invalidRequest],
+    ['no space after the scheme', shaped((t) => `Bearer${t}`), invalidRequest],
+    ['the token without a scheme', shaped((t) => t), invalidRequest],
+    ['the Basic scheme', shaped(() => 'Basic YWRtaW46YWRtaW4='), invalidRequest],
+    ['Bearer and nothing else', shaped(() => 'Bearer'), invalidRequest],
+    ['a quoted token', shaped((t) => `Bearer "${t}"`), invalidRequest],
+    ['a token with a NUL byte', shaped((t) => `Bearer ${t}\u0000`), invalidRequest],
+    [
+      'a 100 KB token',
+      shaped(() => `Bearer ${'A'.repeat(100 * 1024)}`),
+      invalidToken('Bearer token is too large'),
+    ],
+    [
+      'a 100 KB header of junk',
+      shaped(() => `Bearer ${'\u00ff '.repeat(50 * 1024)}`),
+      invalidToken('Bearer token is too large'),
+    ],
+    [
+      'a token that is not a JWT',
+      shaped(() => 'Bearer abc.def'),
+      invalidToken('Token is malformed or invalid'),
+    ],
+    ['a JWT of garbage parts', shaped(() => 'Bearer e30.e30.e30'), /error="invalid_token"/],
+  ])('answers 401 for %s, and never reaches the store', async (_case, event, challenge) => {
+    const { result, expectStoreUntouched } = await attempt(event());
+
+    expectChallenge(result, 401, challenge);
+    await expectStoreUntouched();
+  });
+
+  it.each<[string, (token: string) => string]>([
+    ['lower-case scheme', (t) => `bearer ${t}`],
+    ['upper-case scheme', (t) => `BEARER ${t}`],
+    ['several spaces after the scheme (RFC 7235: 1*SP)', (t) => `Bearer    ${t}`],
+    ['spaces around the whole value', (t) => `  Bearer ${t}  `],
+  ])('accepts a valid token with %s', async (_case, authorization) => {
+    const result = await api.invoke(
+      fakeEvent({
+        headers: { authorization: authorization(valid) },
+        body: `{"id":${freshId()},"name":"Shaped"}`,
+      }),
+    );
+
+    expect(result.statusCode).toBe(200);
+  });
+});
+
+describe('JWKS rotation and unknown key ids', () => {
+  let fresh: PlantApiHarness;
+  beforeAll(async () => {
+    fresh = await startPlantApi();
+  });
+  afterAll(() => fresh.close());
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const invokeWith = (token: string) =>
+    fresh.invoke(fakeEvent({ token, body: `{"id":${freshId()},"name":"Rotated"}` }));
+  const flood = (count: number) =>
+    Promise.all(
+      Array.from({ length: count }, async (_, n) =>
+        invokeWith(
+          await fresh.issuer.mint({ unpublishedKey: true, header: { kid: `made-up-${n}` } }),
+        ),
+      ),
+    );
+
+  it('accepts a newly published key without a restart, and refetches at most once per 30 s however many unknown kids arrive', async () => {
+    // Only Date is faked: jose's JWKS cooldown reads Date.now(), so 30 s pass without waiting.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const first = await invokeWith(await fresh.issuer.mint());
+    const fetchesAfterFirst = fresh.issuer.jwksFetches();
+    await fresh.issuer.rotate();
+    const rotatedToken = await fresh.issuer.mint();
+
+    const tooSoon = await invokeWith(rotatedToken);
+    const floodDuringCooldown = await flood(100);
+    const fetchesDuringCooldown = fresh.issuer.jwksFetches();
+    vi.setSystemTime(Date.now() + 31_000);
+    const afterCooldown = await invokeWith(rotatedToken);
+    const fetchesAfterRotation = fresh.issuer.jwksFetches();
+    vi.setSystemTime(Date.now() + 31_000);
+    const floodAfterCooldown = await flood(100);
+
+    expect(first.statusCode).toBe(200);
+    expect(fetchesAfterFirst).toBe(1);
+    expect(tooSoon.statusCode).toBe(401);
+    expect(floodDuringCooldown.every((result) => result.statusCode === 401)).toBe(true);
+    expect(fetchesDuringCooldown).toBe(1);
+    expect(afterCooldown.statusCode).toBe(200);
+    expect(fetchesAfterRotation).toBe(2);
+    expect(floodAfterCooldown.every((result) => result.statusCode === 401)).toBe(true);
+    expect(fresh.issuer.jwksFetches()).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('POST /plants when the issuer cannot be reached', () => {
+  it('answers 503 with Retry-After: 5, never 401, and never reaches the store', async () => {
+    const cut = await startPlantApi();
+    try {
+      const token = await cut.issuer.mint();
+      await cut.issuer.close();
+
+      const { result, expectStoreUntouched } = await attempt(fakeEvent({ token }), cut);
+
+      expect(result.statusCode).toBe(503);
+      expect(result.headers).toMatchObject({ ...hygieneHeaders, 'retry-after': '5' });
+      expectErrorShape(bodyOf(result), 503);
+      await expectStoreUntouched();
+    } finally {
+      await cut.close();
+    }
+  });
+});
