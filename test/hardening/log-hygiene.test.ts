@@ -1,0 +1,115 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { jsonLogger } from '../../functions/create-plant/log.ts';
+import { hygieneHeaders } from '../support/contract.ts';
+import { fakeEvent } from '../support/fake-event.ts';
+import { type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
+
+/** Marks planted in names, tags and bodies: none may reach a log line. */
+const secret = 'S3CRET-body-marker';
+
+let api: PlantApiHarness;
+let token: string;
+let expired: string;
+let readOnly: string;
+let nextId = 9_700_000_000;
+const freshId = () => {
+  nextId += 1;
+  return String(nextId);
+};
+
+beforeAll(async () => {
+  api = await startPlantApi({
+    faultProxy: true,
+    dynamodb: { attemptTimeoutMs: 100, maxAttempts: 2, backoffBaseMs: 5 },
+    // The real logger, writing JSON lines to stdout, where the test reads them.
+    log: jsonLogger,
+    wrapStore: (store) => ({
+      create: (plant) => {
+        if (plant.name.startsWith('explode')) throw new TypeError('store blew up unexpectedly');
+        return store.create(plant);
+      },
+    }),
+  });
+  token = await api.issuer.mint({ expiresIn: 3600 });
+  expired = await api.issuer.mint({ expiresIn: -60 });
+  readOnly = await api.issuer.mint({ claims: { scope: 'plants/read' } });
+});
+afterAll(() => api.close());
+
+/** Runs one request and returns what it wrote to stdout, split into lines. */
+async function stdoutOf(event: APIGatewayProxyEventV2) {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    const result = await api.invoke(event);
+    return { result, lines: written.join('').split('\n').filter(Boolean) };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+const body = (name: string, id = freshId()) => `{"id":${id},"name":"${name}","tag":"${secret}"}`;
+const withToken = (bearer: string, text: string) =>
+  fakeEvent({ body: text, headers: { authorization: `Bearer ${bearer}` } });
+
+type Case = [string, () => APIGatewayProxyEventV2 | Promise<APIGatewayProxyEventV2>, number];
+
+describe('log lines', () => {
+  const repeated = freshId();
+  it.each<Case>([
+    ['a created plant', () => withToken(token, body(`Fern ${secret}`)), 200],
+    ['an idempotent replay', () => withToken(token, body(`Replay ${secret}`, repeated)), 200],
+    ['the replay again', () => withToken(token, body(`Replay ${secret}`, repeated)), 200],
+    ['a conflict', () => withToken(token, body(`Other ${secret}`, repeated)), 409],
+    ['malformed JSON', () => withToken(token, `{"id":1,"name":"${secret}`), 400],
+    ['a __proto__ key', () => withToken(token, `{"__proto__":{"x":"${secret}"},"id":1}`), 400],
+    ['an invalid name', () => withToken(token, `{"id":1,"name":"${secret}\\u0000"}`), 400],
+    ['an oversized body', () => withToken(token, `{"x":"${secret.repeat(2000)}"}`), 413],
+    [
+      'a wrong content type',
+      () => fakeEvent({ token, body: body(secret), headers: { 'content-type': 'text/plain' } }),
+      415,
+    ],
+    ['a token that is not a JWT', () => withToken(`${secret}.abc.def`, body(secret)), 401],
+    ['an expired token', () => withToken(expired, body(secret)), 401],
+    ['a token without the scope', () => withToken(readOnly, body(secret)), 403],
+    ['an unexpected store failure', () => withToken(token, body(`explode ${secret}`)), 500],
+    [
+      'a throttled store',
+      async () => {
+        await api.proxy?.inject({ kind: 'dynamoError', status: 400, type: 'ThrottlingException' });
+        return withToken(token, body(`Throttled ${secret}`));
+      },
+      503,
+    ],
+  ])(
+    'never contain the token, the Authorization header or the body: %s',
+    async (_case, event, status) => {
+      const request = await event();
+      const authorization = request.headers.authorization ?? '';
+      const bearer = authorization.replace(/^Bearer /, '');
+
+      const { result, lines } = await stdoutOf(request);
+      await api.proxy?.restore();
+
+      expect(result.statusCode).toBe(status);
+      expect(result.headers).toMatchObject(hygieneHeaders);
+      expect(lines.length).toBeGreaterThanOrEqual(1);
+      const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(entries.every((entry) => typeof entry.requestId === 'string')).toBe(true);
+      expect(entries.at(-1)).toMatchObject({ message: 'request', status });
+      const text = lines.join('\n');
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(request.body ?? '');
+      expect(text.toLowerCase()).not.toContain('authorization');
+      expect(text.toLowerCase()).not.toContain('bearer ');
+      for (const segment of bearer.split('.').filter((part) => part.length >= 3)) {
+        expect(text).not.toContain(segment);
+      }
+    },
+  );
+});
