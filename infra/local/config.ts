@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { type LogFormat, logFormats } from './request-log.ts';
 
 /** How `npm start` and `npm run -s token` are configured, read once from the environment. */
 export interface LocalConfig {
@@ -7,6 +8,8 @@ export interface LocalConfig {
   /** Absolute directory for the store and the signing key; `undefined` keeps both in memory. */
   readonly dataDir: string | undefined;
   readonly client: DevClient;
+  /** `pretty`: one human line per request; `json`: also the function's JSON log lines as on AWS. */
+  readonly logFormat: LogFormat;
 }
 
 /** The one OAuth 2.0 client the local issuer knows, like the app client of the Cognito user pool. */
@@ -46,6 +49,7 @@ export function loadLocalConfig(
       id: readClientCredential(env, 'PLANTS_CLIENT_ID') ?? defaults.clientId,
       secret: readClientCredential(env, 'PLANTS_CLIENT_SECRET') ?? defaults.clientSecret,
     },
+    logFormat: readLogFormat(env),
   };
 }
 
@@ -68,6 +72,17 @@ function readPort(env: NodeJS.ProcessEnv): number {
     throw new LocalConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
   }
   return port;
+}
+
+function readLogFormat(env: NodeJS.ProcessEnv): LogFormat {
+  const raw = nonEmpty(env, 'PLANTS_LOG_FORMAT') ?? 'pretty';
+  const format = logFormats.find((known) => known === raw);
+  if (format === undefined) {
+    throw new LocalConfigError(
+      `PLANTS_LOG_FORMAT must be ${logFormats.map((known) => `"${known}"`).join(' or ')}, got "${raw}"`,
+    );
+  }
+  return format;
 }
 
 function readClientCredential(env: NodeJS.ProcessEnv, name: string): string | undefined {

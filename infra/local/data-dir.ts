@@ -17,14 +17,16 @@ export class DataDirInUseError extends Error {
  * a lock file turns that into a clear message at start-up. A lock left by a dead process is taken over.
  */
 export async function lockDataDir(dir: string): Promise<{ release(): Promise<void> }> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    throw unusable(dir, error);
+  });
   const lockFile = join(dir, 'server.pid');
   for (;;) {
     try {
       await writeFile(lockFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
       return { release: () => rm(lockFile, { force: true }) };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unusable(dir, error);
     }
     const holder = Number.parseInt(await readFile(lockFile, 'utf8').catch(() => ''), 10);
     if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
@@ -32,6 +34,29 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
     }
     await rm(lockFile, { force: true });
   }
+}
+
+export class DataDirUnusableError extends Error {
+  constructor(dir: string, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+        ? 'is not writable'
+        : code === 'ENOTDIR' || code === 'EEXIST'
+          ? 'is not a directory (or a parent of it is a file)'
+          : `cannot be used (${code ?? String(cause)})`;
+    super(
+      `The data directory ${dir} ${why}. Fix its permissions, or set PLANTS_DATA_DIR to a ` +
+        'writable directory, or to "memory" to keep the data in memory.',
+      { cause },
+    );
+    this.name = 'DataDirUnusableError';
+  }
+}
+
+function unusable(dir: string, cause: unknown): Error {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  return code === undefined ? (cause as Error) : new DataDirUnusableError(dir, cause);
 }
 
 function isAlive(pid: number): boolean {

@@ -9,12 +9,15 @@ export interface FunctionSettings {
   readonly region: string;
   readonly memoryMb: number;
   readonly timeoutMs: number;
+  /** Send what the function writes to stdout to `onStdout` instead of this process's stdout. */
+  readonly relayStdout?: boolean;
 }
 
 export type ToWorker = { readonly id: number; readonly event: APIGatewayProxyEventV2 };
 
 type FromWorker =
   | { readonly type: 'ready' }
+  | { readonly type: 'stdout'; readonly text: string }
   | { readonly type: 'init-error'; readonly message: string }
   | { readonly type: 'result'; readonly id: number; readonly result: unknown }
   | { readonly type: 'error'; readonly id: number };
@@ -41,21 +44,28 @@ export class LocalFunction {
   readonly #settings: FunctionSettings;
   readonly #env: Readonly<Record<string, string>>;
   readonly #pending = new Map<number, (invocation: Invocation) => void>();
+  readonly #onStdout: (text: string) => void;
   #worker: Promise<Worker> | undefined;
   #nextId = 0;
   #stopped = false;
 
-  private constructor(settings: FunctionSettings, env: Readonly<Record<string, string>>) {
+  private constructor(
+    settings: FunctionSettings,
+    env: Readonly<Record<string, string>>,
+    onStdout: (text: string) => void,
+  ) {
     this.#settings = settings;
     this.#env = env;
+    this.#onStdout = onStdout;
   }
 
   /** Loads the handler once up front, so a handler that cannot load fails `npm start` at once. */
   static async start(
     settings: FunctionSettings,
     env: Readonly<Record<string, string>>,
+    onStdout: (text: string) => void = (text) => process.stdout.write(text),
   ): Promise<LocalFunction> {
-    const fn = new LocalFunction(settings, env);
+    const fn = new LocalFunction(settings, env, onStdout);
     await fn.#ensureWorker();
     return fn;
   }
@@ -107,7 +117,9 @@ export class LocalFunction {
       // One listener for the worker's life: Node stops delivering a worker's messages promptly
       // once all its 'message' listeners have been removed, even if one is added again later.
       worker.on('message', (message: FromWorker) => {
-        if (message.type === 'ready') {
+        if (message.type === 'stdout') {
+          this.#onStdout(message.text);
+        } else if (message.type === 'ready') {
           initialised = true;
           resolve(worker);
         } else if (message.type === 'init-error') {

@@ -12,6 +12,18 @@ const settings = workerData as FunctionSettings;
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
+if (settings.relayStdout) {
+  // Lambda's runtime collects what the function writes; here it travels on the same port as the
+  // results, so a request's log line reaches the server before the request's result does.
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    port.postMessage({ type: 'stdout', text });
+    const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+    if (callback) queueMicrotask(callback);
+    return true;
+  }) as typeof process.stdout.write;
+}
+
 let handler: Handler;
 try {
   const module = (await import(settings.handlerUrl)) as { handler?: unknown };

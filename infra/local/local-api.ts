@@ -18,6 +18,7 @@ import {
   writeResponse,
 } from './http-gateway.ts';
 import { LocalFunction } from './lambda-runtime.ts';
+import { type LogFormat, RequestLog } from './request-log.ts';
 import { loadOrCreateSigningKey } from './signing-key.ts';
 
 /** The one route of the HTTP API, as the CDK stack declares it. */
@@ -37,8 +38,10 @@ export interface LocalApiOptions {
   readonly dataDir?: string | undefined;
   /** @default local-client / local-secret */
   readonly client?: DevClient;
-  /** One line per request; @default console.log */
+  /** One line per request, and the function's other log lines; @default console.log */
   readonly log?: (line: string) => void;
+  /** @default 'pretty': one human line per request; 'json' adds the function's JSON lines as they are */
+  readonly logFormat?: LogFormat;
   /** @default the real handler, functions/create-plant/handler.ts */
   readonly handlerUrl?: string;
 }
@@ -62,7 +65,7 @@ export function issuerRecordFile(dataDir: string): string {
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const client = options.client ?? { id: defaults.clientId, secret: defaults.clientSecret };
-  const log = options.log ?? console.log;
+  const requestLog = new RequestLog(options.log ?? console.log, options.logFormat);
   const cleanup: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     for (const step of cleanup.splice(0).reverse()) await step();
@@ -86,8 +89,14 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const server = createServer((req, res) => {
       const started = performance.now();
       res.on('finish', () => {
-        const ms = Math.round(performance.now() - started);
-        log(`${req.method} ${req.url} ${res.statusCode} ${ms}ms`);
+        const requestId = res.getHeader('apigw-requestid');
+        requestLog.request({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+          requestId: typeof requestId === 'string' ? requestId : undefined,
+        });
       });
       route(req, res).catch((error: unknown) => {
         console.error('local gateway:', error);
@@ -110,8 +119,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         region: localAwsCredentials.region,
         memoryMb: functionMemoryMb,
         timeoutMs: functionTimeoutMs,
+        relayStdout: true,
       },
       functionEnv({ issuer: url, audience: client.id, dynamodbEndpoint: dynamodb.endpoint }),
+      (text) => requestLog.functionOutput(text),
     );
     // Cleanup runs in reverse: the server drains its in-flight requests first, then the function
     // stops, then the store closes (flushing LevelDB), then the data directory is unlocked.

@@ -9,7 +9,9 @@ import { loadOrCreateSigningKey } from './signing-key.ts';
  * server keeps there, for the issuer URL the server last recorded (so a server started with another
  * PORT still accepts it); in memory only the running server has the key, so it is asked over HTTP.
  */
-export async function localToken(config: LocalConfig): Promise<string> {
+export async function localToken(
+  config: Pick<LocalConfig, 'host' | 'port' | 'dataDir' | 'client'>,
+): Promise<string> {
   if (config.dataDir === undefined) return requestToken(config);
   const issuer = new DevIssuer({
     issuer: (await recordedIssuer(config.dataDir)) ?? baseUrl(config.host, config.port),
@@ -29,7 +31,9 @@ async function recordedIssuer(dataDir: string): Promise<string | undefined> {
   }
 }
 
-async function requestToken(config: LocalConfig): Promise<string> {
+async function requestToken(
+  config: Pick<LocalConfig, 'host' | 'port' | 'client'>,
+): Promise<string> {
   const url = `${baseUrl(config.host, config.port)}${issuerPaths.token}`;
   let response: Response;
   try {

@@ -1,4 +1,6 @@
 // `npm start`: the Plant Store API on this machine, with local stand-ins for the AWS pieces.
+
+import { docsPaths } from './api-docs.ts';
 import { loadLocalConfig } from './config.ts';
 import { issuerPaths } from './dev-issuer.ts';
 import { type LocalApi, startLocalApi } from './local-api.ts';
@@ -44,6 +46,7 @@ function banner(local: LocalApi, client: { id: string; secret: string }, token: 
   return [
     '',
     `Plant Store API (local) at ${local.url}`,
+    `API docs (try it in the browser) at ${local.url}${docsPaths.page}`,
     '',
     'Try it (the token is valid for 1 hour; `npm run -s token` prints a fresh one):',
     '',

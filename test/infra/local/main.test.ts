@@ -31,7 +31,7 @@ describe('npm start (infra/local/main.ts)', () => {
     await removeDir?.();
   });
 
-  it('prints the URL and a ready curl line, serves it, and stops cleanly with exit code 0 on SIGTERM', async () => {
+  it('prints the URL, the docs URL and a ready curl line, logs a request in one line, and stops cleanly on SIGTERM', async () => {
     // Prepare
     // process.execPath is the Node 24 that runs vitest, which strips the script's types itself.
     const child = spawn(process.execPath, [mainScript], {
@@ -43,6 +43,7 @@ describe('npm start (infra/local/main.ts)', () => {
     const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1];
 
     // Act
+    const logged = waitForOutput(child, /POST \/plants 200 \d+ms created\n/);
     const response = await fetch(`${url}/plants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -54,9 +55,11 @@ describe('npm start (infra/local/main.ts)', () => {
 
     // Assess
     expect(banner).toContain(`curl -X POST ${url}/plants`);
+    expect(banner).toContain(`API docs (try it in the browser) at ${url}/docs`);
     expect(banner).toContain(dir);
     expect(banner).toMatch(/Client id\s+local-client/);
     expect(response.status).toBe(200);
+    expect(await logged).not.toContain('"message":"request"');
     await stopped;
     expect(await exit).toBe(0);
   });

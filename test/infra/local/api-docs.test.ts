@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { scriptJson } from '../../../infra/local/api-docs.ts';
+import type { LocalApi } from '../../../infra/local/local-api.ts';
+import { startTestApi } from './local-api-fixture.ts';
+
+describe('API docs routes of the local server (GET /docs, /docs/assets/*, /openapi.yaml)', () => {
+  let api: LocalApi;
+
+  beforeAll(async () => {
+    api = await startTestApi();
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('serves the page with a same-origin-only policy and a development token for Authorize', async () => {
+    // Act
+    const response = await fetch(`${api.url}/docs`);
+    const page = await response.text();
+
+    // Assess
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect(page).toContain('<script src="/docs/assets/swagger-ui-bundle.js"></script>');
+    expect(page).toMatch(/preauthorizeApiKey\('bearerAuth', "[\w-]+\.[\w-]+\.[\w-]+"\)/);
+  });
+
+  it('serves openapi.yaml with its first server pointed at this server', async () => {
+    // Act
+    const response = await fetch(`${api.url}/openapi.yaml`);
+    const spec = parse(await response.text()) as { servers: { url: string }[]; openapi: string };
+
+    // Assess
+    expect(response.status).toBe(200);
+    expect(spec.openapi).toBe('3.1.0');
+    expect(spec.servers[0]?.url).toBe(api.url);
+    expect(spec.servers[1]?.url).toBe('https://{apiId}.execute-api.{region}.amazonaws.com');
+  });
+
+  it.each([
+    ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+    ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ])('serves the renderer file %s', async (name, contentType) => {
+    // Act
+    const response = await fetch(`${api.url}/docs/assets/${name}`);
+
+    // Assess
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(contentType);
+    expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+  });
+
+  it.each([
+    '/docs/assets/package.json',
+    '/docs/assets/index.html',
+    '/docs/assets/../../package.json',
+    '/docs/assets/%2e%2e%2fpackage.json',
+    '/docs/assets/__proto__',
+    '/docs/assets/',
+    '/docs/index.html',
+  ])('answers %s with the HTTP API 404: only named renderer files are served', async (path) => {
+    // Act
+    const response = await fetch(`${api.url}${path}`);
+
+    // Assess
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ message: 'Not Found' });
+  });
+
+  it('answers POST /docs with 404: the docs are read-only', async () => {
+    // Act
+    const response = await fetch(`${api.url}/docs`, { method: 'POST' });
+
+    // Assess
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('scriptJson', () => {
+  it('cannot close the script element it is embedded in', () => {
+    // Act
+    const text = scriptJson({ description: '</script><script>alert(1)</script><!--' });
+
+    // Assess
+    expect(text).not.toMatch(/<\/script|<!--/i);
+    expect(JSON.parse(text)).toEqual({ description: '</script><script>alert(1)</script><!--' });
+  });
+});
