@@ -13,6 +13,12 @@ const page = await staticDocsPage();
 await mkdir(dirname(outFile), { recursive: true });
 await writeFile(outFile, page);
 console.log(
-  `Wrote ${relative(process.cwd(), outFile) || outFile} (${Math.round(page.length / 1024)} KiB): ` +
+  `Wrote ${shown(outFile)} (${Math.round(page.length / 1024)} KiB): ` +
     'open it in a browser, or upload it to any static host.',
 );
+
+/** The path relative to here when it is below here, else absolute. */
+function shown(file: string): string {
+  const path = relative(process.cwd(), file);
+  return path.startsWith('..') ? file : path;
+}
