@@ -219,7 +219,7 @@ describe('POST /plants with a hostile or invalid token', () => {
     ['scopes joined by commas', { scope: 'plants/read,plants/write' }],
     ['scopes joined by a tab', { scope: 'plants/read\tplants/write' }],
     ['the scope as an array', { scope: ['plants/write'] }],
-    ['the scope in "scp" instead', { scope: undefined, scp: 'plants/write' }],
+    ['"scp" as a string (only an scp array is read)', { scope: undefined, scp: 'plants/write' }],
   ])(
     'answers 403 insufficient_scope for %s, and never reaches the store',
     async (_case, claims) => {
