@@ -33,25 +33,22 @@ export function makeHandler({
   service = 'plant-store',
   log = jsonLogger,
 }: CreatePlantDependencies) {
-  return middy<
-    APIGatewayProxyEventV2,
-    APIGatewayProxyStructuredResultV2,
-    Error,
-    PlantRequestContext
-  >()
-    .use(accessLog(log, service))
-    .use(mapErrors(log))
-    .use(authorizeRequest(verifyToken, requiredScope))
-    .use(requireJsonBody(limits.bodyMaxBytes))
-    // requireJsonBody has decided the media type; a second, stricter check here answered 500
-    // for a type it had accepted (e.g. "application/json ; charset=utf-8").
-    .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
-    .handler(async (event, context) => {
-      const newPlant = parseNewPlant(event.body, context.rawBody ?? '');
-      const storeStartedAt = performance.now();
-      const { plant, outcome } = await store.create(newPlant);
-      context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
-      context.outcome = outcome;
-      return plantResponse(plant);
-    });
+  return (
+    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlantRequestContext>()
+      .use(accessLog(log, service))
+      .use(mapErrors(log))
+      .use(authorizeRequest(verifyToken, requiredScope))
+      .use(requireJsonBody(limits.bodyMaxBytes))
+      // requireJsonBody has decided the media type; a second, stricter check here answered 500
+      // for a type it had accepted (e.g. "application/json ; charset=utf-8").
+      .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
+      .handler(async (event, context) => {
+        const newPlant = parseNewPlant(event.body, context.rawBody ?? '');
+        const storeStartedAt = performance.now();
+        const { plant, outcome } = await store.create(newPlant);
+        context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
+        context.outcome = outcome;
+        return plantResponse(plant);
+      })
+  );
 }
