@@ -15,10 +15,11 @@ export interface paths {
          * Create a plant
          * @description Creates a new plant in the store. Requires an access token with the scope `plants/write`.
          *
-         *     Limits: the body is at most 16384 bytes; `name` is 1 to 200 characters and `tag` 1 to 64,
-         *     with no control characters; `id` is any integer in the int64 range, kept exact (it is read
-         *     from the JSON text, so ids above 2^53 are not rounded). Integral literals such as `1.0` or
-         *     `1e2` are integers; fields other than `id`, `name` and `tag` are ignored and not stored.
+         *     Limits: the body is at most 16384 bytes and nests at most 64 levels; `name` is 1 to 200
+         *     characters and `tag` 1 to 64, with no control characters; `id` is any integer in the
+         *     int64 range, kept exact (it is read from the JSON text, so ids above 2^53 are not
+         *     rounded). Integral literals such as `1.0` or `1e2` are integers; fields other than `id`,
+         *     `name` and `tag` are ignored and not stored.
          */
         post: operations["createPlant"];
         delete?: never;

@@ -5,9 +5,16 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
+ * A NewPlant is one level deep; 64 leaves room for any unknown fields a client adds, while a
+ * body of 16 KiB of brackets would otherwise exhaust the parser's stack and read as "not JSON".
+ */
+export const maxNestingDepth = 64;
+
+/**
  * Content type, size and encoding, before the JSON parser sees the body: 415 unless the media type
  * is application/json (any parameters), 413 past the limit, 400 for an empty body, broken base64
- * or invalid UTF-8. Hands the parser plain text and keeps that text for the exact id.
+ * or invalid UTF-8 or JSON nested past `maxNestingDepth`. Hands the parser plain text and keeps
+ * that text for the exact id.
  */
 export function requireJsonBody(maxBytes: number): PlantMiddleware {
   return {
@@ -25,6 +32,9 @@ export function requireJsonBody(maxBytes: number): PlantMiddleware {
       }
       const text = event.isBase64Encoded ? decodeBase64Utf8(body) : body;
       if (text.trim() === '') throw new BadRequestError('Request body is required');
+      if (nestsDeeperThan(text, maxNestingDepth)) {
+        throw new BadRequestError(`Request body must not nest more than ${maxNestingDepth} levels`);
+      }
       event.body = text;
       event.isBase64Encoded = false;
       context.rawBody = text;
@@ -41,4 +51,25 @@ function decodeBase64Utf8(body: string): string {
   } catch (error) {
     throw new BadRequestError('Request body is not valid UTF-8', error);
   }
+}
+
+/** One pass over the text, skipping strings; malformed JSON is left for the parser to refuse. */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') {
+      inString = true;
+    } else if (char === '{' || char === '[') {
+      depth++;
+      if (depth > limit) return true;
+    } else if (char === '}' || char === ']') {
+      depth--;
+    }
+  }
+  return false;
 }

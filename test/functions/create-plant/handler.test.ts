@@ -336,6 +336,20 @@ describe('body and content type', () => {
     expect(bodyOf(result)).toStrictEqual({ error: 400, message });
   });
 
+  it('accepts unknown fields nested 64 levels deep and refuses 65 before parsing', async () => {
+    const nested = (levels: number) =>
+      `{"id":${freshId()},"name":"Deep","x":${'['.repeat(levels - 1)}"]["${']'.repeat(levels - 1)}}`;
+
+    const deepest = await create(nested(64));
+    const tooDeep = await create(nested(65));
+
+    expect(deepest.statusCode).toBe(200);
+    expect(bodyOf(tooDeep)).toStrictEqual({
+      error: 400,
+      message: 'Request body must not nest more than 64 levels',
+    });
+  });
+
   it('answers 400 for a missing body', async () => {
     const result = await api.invoke(fakeEvent({ token, body: undefined }));
 
