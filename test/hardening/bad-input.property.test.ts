@@ -21,11 +21,7 @@ const runs = Number(process.env.FC_NUM_RUNS ?? 2000);
 
 let api: PlantApiHarness;
 let token: string;
-let nextId = 7_000_000_000;
-const freshId = () => {
-  nextId += 1;
-  return String(nextId);
-};
+const freshId = () => api.freshId();
 
 beforeAll(async () => {
   api = await startPlantApi();

@@ -14,11 +14,7 @@ const exhaustedWithinMs = client.maxAttempts * client.attemptTimeoutMs + 30 + 60
 let api: PlantApiHarness;
 let proxy: FaultProxy;
 let token: string;
-let nextId = 9_100_000_000;
-const freshId = () => {
-  nextId += 1;
-  return String(nextId);
-};
+const freshId = () => api.freshId();
 
 beforeAll(async () => {
   api = await startPlantApi({ faultProxy: true, dynamodb: client });

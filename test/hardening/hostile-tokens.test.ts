@@ -18,11 +18,7 @@ import type { MintOptions, TestIssuer } from '../support/test-issuer.ts';
 const audiences = ['plant-store-api', 'test-client'];
 
 let api: PlantApiHarness;
-let nextId = 9_500_000_000;
-const freshId = () => {
-  nextId += 1;
-  return String(nextId);
-};
+const freshId = () => api.freshId();
 
 beforeAll(async () => {
   api = await startPlantApi({ audiences });

@@ -5,11 +5,7 @@ import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-ap
 
 let api: PlantApiHarness;
 let token: string;
-let nextId = 8_100_000_000;
-const freshId = () => {
-  nextId += 1;
-  return String(nextId);
-};
+const freshId = () => api.freshId();
 
 beforeAll(async () => {
   api = await startPlantApi();

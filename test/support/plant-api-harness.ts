@@ -26,6 +26,8 @@ export type PlantApiHarness = {
   /** The fault proxy between the store and dynalite, when started with `faultProxy: true`. */
   readonly proxy: FaultProxy | undefined;
   readonly logs: LogLine[];
+  /** An id no earlier call returned: each harness has a table of its own, far from literal ids. */
+  freshId(): string;
   /** How many times the handler asked the store for anything. */
   readonly storeCalls: () => number;
   invoke(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2>;
@@ -86,6 +88,7 @@ export async function startPlantApi(options: PlantApiOptions = {}): Promise<Plan
     requiredScope: 'plants/write',
     log,
   });
+  let lastId = 1_000_000_000n;
   return {
     dynalite,
     issuer,
@@ -93,6 +96,10 @@ export async function startPlantApi(options: PlantApiOptions = {}): Promise<Plan
     proxy,
     logs,
     storeCalls: () => calls,
+    freshId: () => {
+      lastId += 1n;
+      return String(lastId);
+    },
     invoke: (event) => handler(event, fakeContext()),
     async close() {
       await proxy?.close();

@@ -4,11 +4,7 @@ import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant
 
 let api: PlantApiHarness;
 let token: string;
-let nextId = 1000;
-const freshId = () => {
-  nextId += 1;
-  return String(nextId);
-};
+const freshId = () => api.freshId();
 
 beforeAll(async () => {
   api = await startPlantApi();
