@@ -1,5 +1,3 @@
-import http from 'node:http';
-import https from 'node:https';
 import {
   type CryptoKey,
   createLocalJWKSet,
@@ -8,6 +6,7 @@ import {
   type JSONWebKeySet,
   type JWSHeaderParameters,
 } from 'jose';
+import { exchange } from '../outbound-http.ts';
 
 export type RemoteKeySetOptions = {
   /** The whole fetch, connect to last byte. */
@@ -30,7 +29,8 @@ const maxJwksBytes = 256 * 1024;
  * jose's `createRemoteJWKSet` rules (fetch once, cache, refetch early for an unknown `kid` after a
  * cooldown, share one fetch between concurrent requests), fetched with `node:http(s)`. jose's own
  * builds a `Headers` when created and calls `fetch`, and either loads undici: about 20 ms of every
- * cold start (`npm run bench`). Failures are jose's errors, so callers map them the same way.
+ * cold start (`npm run bench`). A key set that cannot be fetched or read rejects with a plain
+ * error, and a malformed one with jose's JWKSInvalid: the verifier answers both with a 503.
  */
 export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): RemoteKeySet {
   let local: ReturnType<typeof createLocalJWKSet> | undefined;
@@ -69,48 +69,13 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
   };
 }
 
-function fetchJson(url: URL, timeoutMs: number): Promise<unknown> {
-  const transport = url.protocol === 'http:' ? http : https;
-  return new Promise((resolve, reject) => {
-    const request = transport.get(
-      url,
-      { headers: { accept: 'application/json, application/jwk-set+json' } },
-      (response) => {
-        if (response.statusCode !== 200) {
-          response.resume();
-          clearTimeout(timer);
-          reject(new errors.JOSEError('Expected 200 OK from the JSON Web Key Set HTTP response'));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxJwksBytes) {
-            request.destroy(
-              new errors.JOSEError('The JSON Web Key Set HTTP response is too large'),
-            );
-          } else chunks.push(chunk);
-        });
-        response.on('end', () => {
-          clearTimeout(timer);
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-          } catch (cause) {
-            reject(
-              new errors.JOSEError('Failed to parse the JSON Web Key Set HTTP response as JSON', {
-                cause,
-              }),
-            );
-          }
-        });
-        response.on('error', reject);
-      },
-    );
-    const timer = setTimeout(() => request.destroy(new errors.JWKSTimeout()), timeoutMs);
-    request.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
+async function fetchJson(url: URL, timeoutMs: number): Promise<unknown> {
+  const { statusCode, body } = await exchange(url, {
+    method: 'GET',
+    headers: { accept: 'application/json, application/jwk-set+json' },
+    timeoutMs,
+    maxResponseBytes: maxJwksBytes,
   });
+  if (statusCode !== 200) throw new Error(`The JWKS at ${url.host} answered ${statusCode}`);
+  return JSON.parse(body);
 }

@@ -1,5 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
+import { exchange, keepAliveAgent } from '../outbound-http.ts';
 import { type AwsCredentials, signRequest } from './aws-signature-v4.ts';
 
 /**
@@ -69,8 +68,7 @@ export function createDynamoDbClient(options: DynamoDbClientOptions): DynamoDbCl
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 800;
   const maxAttempts = options.maxAttempts ?? 3;
   const backoffBaseMs = options.backoffBaseMs ?? 100;
-  const transport = endpoint.protocol === 'http:' ? http : https;
-  const agent = new transport.Agent({ keepAlive: true, maxSockets: 50 });
+  const agent = keepAliveAgent(endpoint, 50);
 
   const attempt = (operation: DynamoDbOperation, body: string) => {
     const headers = signRequest(
@@ -86,7 +84,18 @@ export function createDynamoDbClient(options: DynamoDbClientOptions): DynamoDbCl
       credentials,
       { region, service: 'dynamodb' },
     );
-    return send(transport, agent, endpoint, headers, body, attemptTimeoutMs);
+    return exchange(endpoint, {
+      method: 'POST',
+      headers,
+      body,
+      agent,
+      timeoutMs: attemptTimeoutMs,
+      maxResponseBytes,
+    }).then(({ statusCode, body: text }) => ({
+      statusCode,
+      // A proxy's HTML error page is not JSON: it fails the attempt like a network error would.
+      payload: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
+    }));
   };
 
   return async (operation, input) => {
@@ -109,47 +118,6 @@ export function createDynamoDbClient(options: DynamoDbClientOptions): DynamoDbCl
     }
     throw new DynamoDbUnavailableError(maxAttempts, lastFailure);
   };
-}
-
-function send(
-  transport: typeof http | typeof https,
-  agent: http.Agent,
-  endpoint: URL,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-): Promise<{ statusCode: number; payload: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const request = transport.request(endpoint, { method: 'POST', headers, agent }, (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxResponseBytes) request.destroy(new Error('DynamoDB response too large'));
-        else chunks.push(chunk);
-      });
-      response.on('end', () => {
-        clearTimeout(timer);
-        try {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ statusCode: response.statusCode ?? 0, payload: text ? JSON.parse(text) : {} });
-        } catch (error) {
-          reject(error);
-        }
-      });
-      response.on('error', reject);
-    });
-    // A stalled connection must end: the whole attempt, connect to last byte, has one deadline.
-    const timer = setTimeout(
-      () => request.destroy(new Error(`DynamoDB attempt timed out after ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    request.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    request.end(body);
-  });
 }
 
 /** `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` -> the part after `#`. */
