@@ -1,0 +1,110 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errors, jwtVerify } from 'jose';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRemoteKeySet } from '../../../../functions/create-plant/auth/remote-key-set.ts';
+import { startTestIssuer, type TestIssuer } from '../../../support/test-issuer.ts';
+
+const production = { timeoutMs: 3000, cooldownMs: 30_000, cacheMaxAgeMs: 600_000 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let issuer: TestIssuer;
+beforeEach(async () => {
+  issuer = await startTestIssuer();
+});
+afterEach(() => issuer.close());
+
+describe('createRemoteKeySet', () => {
+  it('fetches the key set once for many verifications, and once for concurrent first ones', async () => {
+    const keys = createRemoteKeySet(new URL(issuer.jwksUrl), production);
+    const token = await issuer.mint();
+
+    await Promise.all(Array.from({ length: 10 }, () => jwtVerify(token, keys)));
+    await jwtVerify(token, keys);
+
+    expect(issuer.jwksFetches()).toBe(1);
+  });
+
+  it('picks up a rotated key after the cooldown, and refetches at most once per cooldown', async () => {
+    const keys = createRemoteKeySet(new URL(issuer.jwksUrl), { ...production, cooldownMs: 200 });
+    await jwtVerify(await issuer.mint(), keys);
+    await issuer.rotate();
+    const rotated = await issuer.mint();
+
+    const tooSoon = await Promise.allSettled(
+      Array.from({ length: 20 }, () => jwtVerify(rotated, keys)),
+    );
+    await sleep(250);
+    const afterCooldown = await jwtVerify(rotated, keys);
+
+    expect(tooSoon.every((outcome) => outcome.status === 'rejected')).toBe(true);
+    expect((tooSoon[0] as PromiseRejectedResult).reason).toBeInstanceOf(errors.JWKSNoMatchingKey);
+    expect(afterCooldown.payload.scope).toBe('plants/write');
+    expect(issuer.jwksFetches()).toBe(2);
+  });
+
+  it('refetches a key set older than its maximum age', async () => {
+    const keys = createRemoteKeySet(new URL(issuer.jwksUrl), { ...production, cacheMaxAgeMs: 100 });
+    const token = await issuer.mint();
+    await jwtVerify(token, keys);
+
+    await sleep(150);
+    await jwtVerify(token, keys);
+
+    expect(issuer.jwksFetches()).toBe(2);
+  });
+});
+
+describe('createRemoteKeySet with an issuer that misbehaves', () => {
+  let server: Server;
+  let answer: (respond: (status: number, body: string) => void) => void;
+  let url: URL;
+
+  beforeEach(async () => {
+    server = createServer((_request, response) =>
+      answer((status, body) => response.writeHead(status).end(body)),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`);
+  });
+  afterEach(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it.each([
+    [
+      'a 500',
+      (respond: (status: number, body: string) => void) => respond(500, 'oops'),
+      /answered 500/,
+    ],
+    [
+      'HTML',
+      (respond: (status: number, body: string) => void) => respond(200, '<html>'),
+      SyntaxError,
+    ],
+    [
+      'a key set of the wrong shape',
+      (respond: (status: number, body: string) => void) => respond(200, '{"keys":5}'),
+      errors.JWKSInvalid,
+    ],
+  ])('rejects %s', async (_case, behaviour, expected) => {
+    answer = behaviour;
+    const keys = createRemoteKeySet(url, production);
+
+    const verifying = jwtVerify(await issuer.mint(), keys);
+
+    await expect(verifying).rejects.toThrow(expected);
+  });
+
+  it('gives up on an issuer that never answers at its deadline', async () => {
+    answer = () => undefined;
+    const keys = createRemoteKeySet(url, { ...production, timeoutMs: 200 });
+    const started = performance.now();
+
+    await expect(jwtVerify(await issuer.mint(), keys)).rejects.toThrow(
+      /did not answer within 200 ms/,
+    );
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
