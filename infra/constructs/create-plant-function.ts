@@ -17,6 +17,7 @@ import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { cdkBundlingOptions, createPlantEntry, nodeOptions, projectRoot } from '../bundling.ts';
+import { createPlantFunctionSettings } from '../function-settings.ts';
 
 /** Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. */
 export interface TokenIssuerConfig {
@@ -40,19 +41,9 @@ export interface CreatePlantFunctionProps {
   /** The function may put and get items in this table, and nothing else. */
   readonly table: ITable;
   readonly tokenIssuer: TokenIssuerConfig;
-  /**
-   * CPU scales with memory on Lambda; 1024 MB (about 0.6 vCPU on arm64) keeps module init and the
-   * RS256 verify of a cold start short, and costs little for a function that runs ~10 ms warm.
-   * The benchmark issue refines this with measurements.
-   * @default 1024
-   */
+  /** @default createPlantFunctionSettings.memoryMb (1024; the reason is beside it) */
   readonly memorySize?: number;
-  /**
-   * Far above a healthy request (one or two DynamoDB calls of a few ms) and above the handler's
-   * own worst case, so a slow dependency ends in its 503, not a Lambda timeout: a 3 s JWKS fetch,
-   * then up to two DynamoDB calls of 3 attempts x 800 ms plus backoff (~2.7 s each): ~8.4 s.
-   * @default Duration.seconds(10)
-   */
+  /** @default createPlantFunctionSettings.timeoutSeconds (10; the reason is beside it) */
   readonly timeout?: Duration;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
@@ -92,8 +83,8 @@ export class CreatePlantFunction extends Construct {
       bundling: cdkBundlingOptions,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 1024,
-      timeout: props.timeout ?? Duration.seconds(10),
+      memorySize: props.memorySize ?? createPlantFunctionSettings.memoryMb,
+      timeout: props.timeout ?? Duration.seconds(createPlantFunctionSettings.timeoutSeconds),
       role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,

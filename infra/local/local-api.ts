@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { createPlantFunctionSettings } from '../function-settings.ts';
 import { docsPage, docsPaths, readDocsAsset, specFile, specForOrigin } from './api-docs.ts';
 import { baseUrl, type DevClient, defaults, LocalConfigError } from './config.ts';
 import { lockDataDir } from './data-dir.ts';
@@ -24,9 +25,6 @@ import { loadOrCreateSigningKey } from './signing-key.ts';
 /** The one route of the HTTP API, as the CDK stack declares it. */
 export const plantsRoute = { method: 'POST', path: '/plants', key: 'POST /plants' } as const;
 export const localTableName = 'plants';
-/** The function's timeout and memory, as the CDK construct `create-plant-function.ts` defaults them. */
-const functionTimeoutMs = 10_000;
-const functionMemoryMb = 1024;
 /** In-flight requests get this long to finish at shutdown before their connections are cut. */
 const shutdownGraceMs = 5_000;
 
@@ -117,8 +115,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
           new URL('../../functions/create-plant/handler.ts', import.meta.url).href,
         functionName: 'create-plant',
         region: localAwsCredentials.region,
-        memoryMb: functionMemoryMb,
-        timeoutMs: functionTimeoutMs,
+        memoryMb: createPlantFunctionSettings.memoryMb,
+        timeoutMs: createPlantFunctionSettings.timeoutSeconds * 1000,
         relayStdout: true,
       },
       functionEnv({ issuer: url, audience: client.id, dynamodbEndpoint: dynamodb.endpoint }),
