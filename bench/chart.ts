@@ -12,9 +12,10 @@ export type ChartPanel = {
   readonly bars: readonly ChartBar[];
 };
 
-const width = 720;
-const labelWidth = 190;
-const barArea = 360;
+// Room for the longest label on the left and the longest value note on the right.
+const width = 900;
+const labelWidth = 250;
+const barArea = 390;
 const barHeight = 20;
 const gap = 8;
 const panelGap = 28;
@@ -33,7 +34,7 @@ export function renderChart(
   panels: readonly ChartPanel[],
 ): string {
   const parts: string[] = [];
-  let y = 56;
+  let y = 68;
   for (const panel of panels) {
     const max = Math.max(...panel.bars.map((bar) => bar.value), Number.MIN_VALUE);
     parts.push(
