@@ -60,12 +60,12 @@ export class UnauthorizedError extends HttpError {
 
 /** A valid token that lacks the scope this operation needs. */
 export class ForbiddenError extends HttpError {
+  readonly reason: AuthFailureReason = 'insufficient_scope';
+
   constructor(message: string, scope: string) {
     super(403, message, {
       headers: { 'www-authenticate': bearerChallenge('insufficient_scope', message, scope) },
     });
     this.name = 'ForbiddenError';
   }
-
-  readonly reason: AuthFailureReason = 'insufficient_scope';
 }
