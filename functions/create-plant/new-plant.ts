@@ -45,6 +45,11 @@ export const newPlantSchema = z.extend(plantSchema, { id: idSchema });
 
 export type Plant = z.infer<typeof plantSchema>;
 
+/** Exactly a Plant: `name`, and `tag` only when there is one (never `tag: undefined`, never `id`). */
+export function plantOf({ name, tag }: { name: string; tag?: string | undefined }): Plant {
+  return tag === undefined ? { name } : { name, tag };
+}
+
 /** A NewPlant with its id kept exact as a canonical decimal string (int64 does not fit a JS number). */
 export type NewPlant = Plant & { readonly id: string };
 
@@ -65,8 +70,7 @@ export function parseNewPlant(body: unknown, rawBody: string): NewPlant {
   if (id < int64.min || id > int64.max) {
     throw new BadRequestError(`id must be between ${int64.min} and ${int64.max}`);
   }
-  const { name, tag } = result.data;
-  return tag === undefined ? { id: id.toString(), name } : { id: id.toString(), name, tag };
+  return { id: id.toString(), ...plantOf(result.data) };
 }
 
 /**

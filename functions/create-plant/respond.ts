@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { Plant } from './new-plant.ts';
+import { type Plant, plantOf } from './new-plant.ts';
 
 /** Headers every answer carries: it is JSON, it is about one caller, and it must not be sniffed. */
 const baseHeaders = {
@@ -18,9 +18,7 @@ export function jsonResponse(
 
 /** The 200 body is a Plant: `name` and `tag` when there is one, never `id`. */
 export function plantResponse(plant: Plant): APIGatewayProxyStructuredResultV2 {
-  const body: Plant =
-    plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
-  return jsonResponse(200, body);
+  return jsonResponse(200, plantOf(plant));
 }
 
 export function errorResponse(

@@ -1,4 +1,4 @@
-import type { NewPlant, Plant } from '../new-plant.ts';
+import { type NewPlant, type Plant, plantOf } from '../new-plant.ts';
 import {
   type DynamoDbClient,
   DynamoDbServiceError,
@@ -37,7 +37,7 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
           ConditionExpression: 'attribute_not_exists(id)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         });
-        return { plant: toPlant(plant), outcome: 'created' };
+        return { plant: plantOf(plant), outcome: 'created' };
       } catch (error) {
         if (!isConditionFailure(error)) throw translate(error);
         // DynamoDB returns the old item; dynalite does not, so read it back consistently.
@@ -72,12 +72,6 @@ function toItem(plant: NewPlant): AttributeMap {
   return item;
 }
 
-function toPlant(plant: NewPlant): Plant {
-  return plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
-}
-
 function fromItem(item: AttributeMap): Plant {
-  const name = item.name?.S ?? '';
-  const tag = item.tag?.S;
-  return tag === undefined ? { name } : { name, tag };
+  return plantOf({ name: item.name?.S ?? '', tag: item.tag?.S });
 }
