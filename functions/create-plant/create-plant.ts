@@ -43,6 +43,7 @@ export function makeHandler({
       // for a type it had accepted (e.g. "application/json ; charset=utf-8").
       .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
       .handler(async (event, context) => {
+        // The body parser has replaced the text with its value; the text itself is in rawBody.
         const newPlant = parseNewPlant(event.body, context.rawBody ?? '');
         const storeStartedAt = performance.now();
         const { plant, outcome } = await store.create(newPlant);
