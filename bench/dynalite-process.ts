@@ -5,8 +5,9 @@ import { startDynalite } from '../test/support/dynalite-server.ts';
  * handler's figures. Prints `{"endpoint", "tableName"}` as one line, then serves until stdin closes.
  */
 const server = await startDynalite();
-const tableName = await server.createTable();
-process.stdout.write(`${JSON.stringify({ endpoint: server.endpoint, tableName })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ endpoint: server.endpoint, tableName: server.tableName })}\n`,
+);
 
 const stop = () => {
   server.close().finally(() => process.exit(0));

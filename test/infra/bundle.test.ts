@@ -42,7 +42,7 @@ beforeAll(async () => {
     logLevel: 'silent',
   }));
   [dynamodb, issuer] = await Promise.all([startDynalite(), startTestIssuer()]);
-  tableName = await dynamodb.createTable();
+  tableName = dynamodb.tableName;
 });
 
 afterAll(async () => {

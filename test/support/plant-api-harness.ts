@@ -55,7 +55,7 @@ export type PlantApiOptions = {
 export async function startPlantApi(options: PlantApiOptions = {}): Promise<PlantApiHarness> {
   const dynalite = await startDynalite();
   const issuer = await startTestIssuer();
-  const tableName = await dynalite.createTable();
+  const { tableName } = dynalite;
   const proxy = options.faultProxy ? await startFaultProxy(dynalite.endpoint) : undefined;
   const logs: LogLine[] = [];
   const log: Logger = (level, message, fields) => {
