@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import {
   toEventV2,
   writeResponse,
 } from './http-gateway.ts';
+import { recordIssuer } from './issuer-record.ts';
 import { LocalFunction } from './lambda-runtime.ts';
 import { type LogFormat, RequestLog } from './request-log.ts';
 import { loadOrCreateSigningKey } from './signing-key.ts';
@@ -50,11 +51,6 @@ export interface LocalApi {
   readonly issuer: DevIssuer;
   readonly dataDir: string | undefined;
   close(): Promise<void>;
-}
-
-/** Where the last started server recorded its issuer URL, for `npm run -s token`. */
-export function issuerRecordFile(dataDir: string): string {
-  return join(dataDir, 'issuer', 'issuer.json');
 }
 
 /**
@@ -282,11 +278,6 @@ function json(
 /** Shaped like API Gateway's request ids, e.g. `JKJaXmPLvHcESHA=`. */
 function newRequestId(): string {
   return randomBytes(11).toString('base64');
-}
-
-async function recordIssuer(dataDir: string, issuer: string): Promise<void> {
-  await mkdir(join(dataDir, 'issuer'), { recursive: true, mode: 0o700 });
-  await writeFile(issuerRecordFile(dataDir), `${JSON.stringify({ issuer })}\n`, { mode: 0o600 });
 }
 
 function listen(

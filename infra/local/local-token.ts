@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { baseUrl, type LocalConfig } from './config.ts';
 import { DevIssuer, issuerPaths } from './dev-issuer.ts';
-import { issuerRecordFile } from './local-api.ts';
+import { recordedIssuer } from './issuer-record.ts';
 import { loadOrCreateSigningKey } from './signing-key.ts';
 
 /**
@@ -19,16 +18,6 @@ export async function localToken(
     client: config.client,
   });
   return issuer.mintAccessToken();
-}
-
-async function recordedIssuer(dataDir: string): Promise<string | undefined> {
-  try {
-    const record = JSON.parse(await readFile(issuerRecordFile(dataDir), 'utf8')) as unknown;
-    const issuer = (record as { issuer?: unknown } | null)?.issuer;
-    return typeof issuer === 'string' ? issuer : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function requestToken(
