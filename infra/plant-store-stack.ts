@@ -8,6 +8,8 @@ import { OperationalAlarms } from './constructs/operational-alarms.ts';
 import { OperationsDashboard } from './constructs/operations-dashboard.ts';
 import { PlantsHttpApi } from './constructs/plants-http-api.ts';
 import { PlantsTable } from './constructs/plants-table.ts';
+import { stackInstanceId } from './constructs/stack-instance-id.ts';
+import { defaultDomainPrefixStem } from './stage-config.ts';
 
 export interface PlantStoreStackProps extends StackProps {
   /** The deployment's name (`dev`, `prod`); it only feeds the Cognito domain prefix default. */
@@ -19,7 +21,9 @@ export interface PlantStoreStackProps extends StackProps {
   readonly externalIssuer?: TokenIssuerConfig;
   /**
    * The Cognito domain prefix, which must be unique in the region across all accounts.
-   * @default `plant-store-<stage>-<account id>`
+   * @default `plants-<stage>-<stack instance id>` (see `stackInstanceId`): unique, and unlike the
+   * account id, safe to show in the token URL. A stage containing `aws`, `amazon` or `cognito`
+   * needs an explicit prefix.
    */
   readonly authDomainPrefix?: string;
   /** @default - no SNS topic */
@@ -46,7 +50,9 @@ export class PlantStoreStack extends Stack {
     let tokenIssuer: TokenIssuerConfig;
     if (props.externalIssuer === undefined) {
       auth = new MachineAuth(this, 'MachineAuth', {
-        domainPrefix: props.authDomainPrefix ?? `plant-store-${props.stage}-${Aws.ACCOUNT_ID}`,
+        domainPrefix:
+          props.authDomainPrefix ??
+          `${defaultDomainPrefixStem(props.stage)}${stackInstanceId(this)}`,
       });
       tokenIssuer = auth.tokenIssuer;
     } else {

@@ -11,7 +11,7 @@ import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
  * | `authAudience` | with `authIssuer`: accepted `aud` values, comma-separated (required) | |
  * | `authJwksUrl` | with `authIssuer`: its JWKS URL | `<authIssuer>/.well-known/jwks.json` |
  * | `authScope` | with `authIssuer`: the scope that allows creating plants | `plants/write` |
- * | `authDomainPrefix` | the Cognito domain prefix | `plant-store-<stage>-<account id>` |
+ * | `authDomainPrefix` | the Cognito domain prefix | `plants-<stage>-<stack instance id>` |
  * | `throttleRateLimit` | stage steady-state requests per second | 100 |
  * | `throttleBurstLimit` | stage burst | 200 |
  */
@@ -52,7 +52,12 @@ export function readStageConfig(context: ContextReader): StageConfig {
     throw new StageConfigError(`context "alarmEmail" is not an e-mail address: ${alarmEmail}`);
   }
 
+  const externalIssuer = readExternalIssuer(context);
   const authDomainPrefix = text(context, 'authDomainPrefix');
+  // Only a Cognito pool without its own prefix gets the default one, which contains the stage.
+  if (externalIssuer === undefined && authDomainPrefix === undefined) {
+    defaultDomainPrefixStem(stage);
+  }
   if (
     authDomainPrefix !== undefined &&
     (!domainPrefixPattern.test(authDomainPrefix) || reservedInDomainPrefix.test(authDomainPrefix))
@@ -65,11 +70,28 @@ export function readStageConfig(context: ContextReader): StageConfig {
   return {
     stage,
     alarmEmail,
-    externalIssuer: readExternalIssuer(context),
+    externalIssuer,
     authDomainPrefix,
     throttlingRateLimit: positiveInteger(context, 'throttleRateLimit'),
     throttlingBurstLimit: positiveInteger(context, 'throttleBurstLimit'),
   };
+}
+
+/**
+ * The readable start of the default Cognito domain prefix, `plants-<stage>-`; the stack appends its
+ * instance id (32 hex digits, see `stackInstanceId`), so the whole prefix is at most 60 characters
+ * and cannot gain a reserved word from the suffix. Cognito refuses the whole prefix at deploy time
+ * when the stage contains one, so this refuses it at synth instead.
+ */
+export function defaultDomainPrefixStem(stage: string): string {
+  const stem = `plants-${stage}-`;
+  const reserved = reservedInDomainPrefix.exec(stem);
+  if (reserved !== null) {
+    throw new StageConfigError(
+      `stage "${stage}" contains "${reserved[0]}", which Cognito refuses in a domain prefix, and the default prefix is plants-<stage>-<stack instance id>: choose another stage, or give the prefix with -c authDomainPrefix=<prefix>`,
+    );
+  }
+  return stem;
 }
 
 function readExternalIssuer(context: ContextReader): TokenIssuerConfig | undefined {

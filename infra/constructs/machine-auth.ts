@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import {
   AccountRecovery,
+  type CfnUserPool,
   FeaturePlan,
   OAuthScope,
   ResourceServerScope,
@@ -62,6 +63,13 @@ export class MachineAuth extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.userPool = userPool;
+    // The function trusts `iss` = the pool's ProviderURL, `https://cognito-idp.<region>.amazonaws.com/
+    // <pool id>`: the ORIGINAL issuer format. Under the UPDATED format (`https://issuer-cognito-idp…`)
+    // tokens carry another `iss` and every one would be a 401. Pinned in the template, a new pool
+    // gets this format whatever Cognito's default becomes, and a switch in the console is stack
+    // drift rather than an unrecorded change. Moving to UPDATED means changing AUTH_ISSUER with it.
+    const issuerConfiguration: CfnUserPool.IssuerConfigurationProperty = { type: 'ORIGINAL' };
+    (userPool.node.defaultChild as CfnUserPool).issuerConfiguration = issuerConfiguration;
 
     const writeScope = new ResourceServerScope({
       scopeName: 'write',
@@ -77,7 +85,16 @@ export class MachineAuth extends Construct {
 
     const client = userPool.addClient('MachineClient', {
       generateSecret: true,
-      authFlows: {},
+      // Every sign-in flow off: CDK then lists only ALLOW_REFRESH_TOKEN_AUTH. Left unset, Cognito
+      // would enable SRP, custom and refresh sign-ins on a client that only ever needs
+      // client credentials (which issue no refresh token, so nothing is refreshable either).
+      authFlows: {
+        user: false,
+        userPassword: false,
+        adminUserPassword: false,
+        userSrp: false,
+        custom: false,
+      },
       oAuth: {
         flows: { clientCredentials: true },
         scopes: [oauthScope],

@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IAlarm, IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
@@ -10,12 +10,13 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { tableThrottledRequests } from './table-metrics.ts';
 
 export interface OperationalAlarmsProps {
   readonly function: IFunction;
@@ -114,20 +115,13 @@ export class OperationalAlarms extends Construct {
         'Compare with the function duration and the DynamoDB latency.',
     });
 
-    alarm(
-      'TableThrottledRequests',
-      table.metricThrottledRequestsForOperations({
-        operations: [Operation.PUT_ITEM, Operation.GET_ITEM],
-        period,
-      }),
-      {
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        description:
-          'DynamoDB throttled PutItem or GetItem on the plants table (hot key or account limit); ' +
-          'the function retries, then answers 503.',
-      },
-    );
+    alarm('TableThrottledRequests', tableThrottledRequests(table, period), {
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      description:
+        'DynamoDB throttled PutItem or GetItem on the plants table (hot key or account limit); ' +
+        'the function retries, then answers 503.',
+    });
 
     this.alarms = alarms;
 
@@ -136,6 +130,29 @@ export class OperationalAlarms extends Construct {
         displayName: 'Plant Store alarms',
         enforceSSL: true,
       });
+      // enforceSSL gives the topic a policy of its own, which replaces SNS's default one: without
+      // this statement nothing may publish, and the alarms would change state in silence.
+      // CloudWatch may publish for this account's alarms in this region, and only for those.
+      const stack = Stack.of(this);
+      topic.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'AllowCloudWatchAlarmsOfThisAccount',
+          principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+          actions: ['sns:Publish'],
+          resources: [topic.topicArn],
+          conditions: {
+            StringEquals: { 'aws:SourceAccount': stack.account },
+            ArnLike: {
+              'aws:SourceArn': stack.formatArn({
+                service: 'cloudwatch',
+                resource: 'alarm',
+                resourceName: '*',
+                arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+              }),
+            },
+          },
+        }),
+      );
       topic.addSubscription(new EmailSubscription(props.alarmEmail));
       const action = new SnsAction(topic);
       for (const each of alarms) {

@@ -10,10 +10,11 @@ import {
   Stats,
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { tableThrottledRequests } from './table-metrics.ts';
 
 export interface OperationsDashboardProps {
   readonly function: IFunction;
@@ -109,13 +110,7 @@ export class OperationsDashboard extends Construct {
               table.metricConsumedWriteCapacityUnits({ period, label: 'consumed WCU' }),
               table.metricConsumedReadCapacityUnits({ period, label: 'consumed RCU' }),
             ],
-            [
-              table.metricThrottledRequestsForOperations({
-                operations: [Operation.PUT_ITEM, Operation.GET_ITEM],
-                period,
-                label: 'throttled requests',
-              }),
-            ],
+            [tableThrottledRequests(table, period)],
           ),
         ],
         [

@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import type { IHttpApi, IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
@@ -13,6 +13,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { stackInstanceId } from './stack-instance-id.ts';
 
 export interface PlantsHttpApiProps {
   /** Answers `POST /plants` with a payload 2.0 proxy integration. */
@@ -76,6 +77,13 @@ export class PlantsHttpApi extends Construct {
     });
 
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
+      // A physical name on purpose. API Gateway delivers access logs through CloudWatch Logs' log
+      // delivery, which adds every group outside `/aws/vendedlogs/` to one account-wide resource
+      // policy of at most 5,120 characters; on a busy account that fails the deploy with
+      // "Insufficient permissions to enable logging". The group outlives the stack (retained), so
+      // the name carries the stack instance id: a redeploy after `cdk destroy` gets a new group
+      // instead of colliding with the old one.
+      logGroupName: `/aws/vendedlogs/${Stack.of(this).stackName}/http-api-access-logs/${stackInstanceId(this)}`,
       retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
     });
 
