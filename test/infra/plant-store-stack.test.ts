@@ -7,12 +7,14 @@ import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleFileName, esbuildBuildOptions, nodeOptions } from '../../infra/bundling.ts';
 import { accessLogFields } from '../../infra/constructs/plants-http-api.ts';
+import { StageConfigError } from '../../infra/stage-config.ts';
 import { type Synthesized, synthStack } from './support/synth.ts';
 
 type Resource = {
   Type: string;
   Properties: Record<string, unknown>;
   Metadata?: Record<string, unknown>;
+  DeletionPolicy?: string;
 };
 
 /** One synth with real esbuild bundling for the whole file: it is the slow part. */
@@ -30,6 +32,56 @@ const onlyResource = (type: string): [string, Resource] => {
   return entries[0] as [string, Resource];
 };
 const logicalId = (type: string): string => onlyResource(type)[0];
+
+/** The log group the API stage writes its access logs to. */
+const accessLogGroupId = (): string => {
+  const [, stage] = onlyResource('AWS::ApiGatewayV2::Stage');
+  const settings = stage.Properties.AccessLogSettings as {
+    DestinationArn: { 'Fn::GetAtt': [string, string] };
+  };
+  return settings.DestinationArn['Fn::GetAtt'][0];
+};
+
+/** Stack ids as CloudFormation gives them: the same stack name, deployed twice. */
+const stackIdOf = (stackName: string, guid: string) =>
+  `arn:aws:cloudformation:eu-west-1:123456789012:stack/${stackName}/${guid}`;
+const firstGuid = '51af3dc0-da77-11e4-872e-1234567db123';
+const secondGuid = '9b4c0e10-3f2a-11f0-9a1b-0a1b2c3d4e5f';
+
+/**
+ * A template value evaluated as CloudFormation would, for the intrinsics that physical names here
+ * use (`Ref` to a pseudo parameter, `Fn::Join`, `Fn::Split`, `Fn::Select`).
+ */
+function evaluate(value: unknown, pseudo: Readonly<Record<string, string>>): unknown {
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  if (Array.isArray(value)) return value.map((item) => evaluate(item, pseudo));
+  const [intrinsic, ...rest] = Object.entries(value as Record<string, unknown>);
+  if (intrinsic === undefined || rest.length > 0) throw new Error(`not an intrinsic: ${value}`);
+  const [name, args] = intrinsic;
+  const list = (item: unknown) => evaluate(item, pseudo) as unknown[];
+  const text = (item: unknown) => evaluate(item, pseudo) as string;
+  const [first, second] = args as [unknown, unknown];
+  switch (name) {
+    case 'Ref': {
+      const known = pseudo[args as string];
+      if (known === undefined) throw new Error(`no value for Ref ${String(args)}`);
+      return known;
+    }
+    case 'Fn::Join':
+      return list(second).join(first as string);
+    case 'Fn::Split':
+      return text(second).split(first as string);
+    case 'Fn::Select':
+      return list(second)[first as number];
+    default:
+      throw new Error(`cannot evaluate ${name}`);
+  }
+}
+const evaluateIn = (value: unknown, stackName: string, guid: string): string =>
+  evaluate(value, {
+    'AWS::StackId': stackIdOf(stackName, guid),
+    'AWS::StackName': stackName,
+  }) as string;
 
 describe('PlantStoreStack HTTP API', () => {
   it('routes POST /plants to the function with a payload 2.0 proxy integration', () => {
@@ -93,6 +145,21 @@ describe('PlantStoreStack HTTP API', () => {
     expect(template.findResources('AWS::Logs::LogGroup')[logGroup]?.Properties).toMatchObject({
       RetentionInDays: 30,
     });
+  });
+
+  it('logs to a retained /aws/vendedlogs/ group whose name is new for every stack instance', () => {
+    const group = template.findResources('AWS::Logs::LogGroup')[accessLogGroupId()] as Resource;
+    expect(group.DeletionPolicy).toBe('Retain');
+    const name = group.Properties.LogGroupName;
+
+    const deployed = evaluateIn(name, 'PlantStore-test', firstGuid);
+    const redeployed = evaluateIn(name, 'PlantStore-test', secondGuid);
+
+    expect(deployed).toBe(
+      '/aws/vendedlogs/PlantStore-test/http-api-access-logs/51af3dc0da7711e4872e1234567db123',
+    );
+    expect(redeployed).not.toBe(deployed);
+    for (const each of [deployed, redeployed]) expect(each).toMatch(/^[\w/.#-]{1,512}$/);
   });
 
   it('takes throttling limits from props', () => {
@@ -299,20 +366,89 @@ describe('PlantStoreStack Cognito machine auth', () => {
     });
   });
 
-  it('lets no one sign up and serves the token endpoint on a stage- and account-scoped domain', () => {
+  it('allows the client no sign-in flow, only refresh (unset, Cognito would allow SRP and custom)', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      ExplicitAuthFlows: ['ALLOW_REFRESH_TOKEN_AUTH'],
+    });
+  });
+
+  it('pins the ORIGINAL issuer format, the `iss` that AUTH_ISSUER (the ProviderURL) expects', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      IssuerConfiguration: { Type: 'ORIGINAL' },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          AUTH_ISSUER: { 'Fn::GetAtt': [logicalId('AWS::Cognito::UserPool'), 'ProviderURL'] },
+        }),
+      },
+    });
+  });
+
+  it('lets no one sign up', () => {
     template.hasResourceProperties('AWS::Cognito::UserPool', {
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
       UserPoolName: Match.absent(),
     });
-    template.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
-      Domain: { 'Fn::Join': ['', ['plant-store-test-', { Ref: 'AWS::AccountId' }]] },
-      UserPoolId: { Ref: logicalId('AWS::Cognito::UserPool') },
-    });
+  });
+
+  it('serves the token endpoint at plants-<stage>-<stack instance id>, without the account id', () => {
+    const [, domain] = onlyResource('AWS::Cognito::UserPoolDomain');
+    expect(domain.Properties.UserPoolId).toEqual({ Ref: logicalId('AWS::Cognito::UserPool') });
+
+    expect(JSON.stringify(domain.Properties.Domain)).not.toContain('AWS::AccountId');
+    expect(evaluateIn(domain.Properties.Domain, 'PlantStore-test', firstGuid)).toBe(
+      'plants-test-51af3dc0da7711e4872e1234567db123',
+    );
+  });
+
+  it('gives the longest stage a valid domain prefix, a new one for every stack instance', () => {
+    const stage = 'a-twenty-char-stage1';
+    expect(stage).toHaveLength(20);
+    const { template: longest } = synthStack({ bundle: false, stage });
+    const domain = Object.values(longest.findResources('AWS::Cognito::UserPoolDomain'))[0]
+      ?.Properties.Domain as unknown;
+
+    const prefixes = [firstGuid, secondGuid].map((guid) =>
+      evaluateIn(domain, `PlantStore-${stage}`, guid),
+    );
+
+    // Cognito's rule for a domain prefix, reserved words included.
+    for (const prefix of prefixes) {
+      expect(prefix).toMatch(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
+      expect(prefix).not.toMatch(/aws|amazon|cognito/);
+    }
+    expect(prefixes[0]).not.toBe(prefixes[1]);
   });
 
   it('takes the domain prefix from props when given', () => {
     const { template: custom } = synthStack({ bundle: false, authDomainPrefix: 'acme-plants' });
     custom.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'acme-plants' });
+  });
+
+  it.each(['laws', 'amazon', 'cognito-dev'])(
+    'refuses at synth the stage %s, which Cognito would refuse in the default prefix at deploy',
+    (stage) => {
+      const synth = () => synthStack({ bundle: false, stage });
+      expect(synth).toThrow(StageConfigError);
+      expect(synth).toThrow(/contains "(aws|amazon|cognito)".*-c authDomainPrefix=/);
+    },
+  );
+
+  it('deploys the stage laws with an explicit prefix, or with an external issuer', () => {
+    const { template: prefixed } = synthStack({
+      bundle: false,
+      stage: 'laws',
+      authDomainPrefix: 'plants-legal',
+    });
+    prefixed.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'plants-legal' });
+
+    const { template: external } = synthStack({
+      bundle: false,
+      stage: 'laws',
+      externalIssuer: { issuer: 'https://issuer.example.com', audiences: ['plants'] },
+    });
+    external.resourceCountIs('AWS::Cognito::UserPoolDomain', 0);
   });
 });
 
@@ -436,6 +572,29 @@ describe('PlantStoreStack alarms', () => {
     });
   });
 
+  it('fills each DynamoDB operation with 0, so a period without GetItem still has a value', () => {
+    const [throttling] = alarms().filter((alarm) =>
+      JSON.stringify(alarm.Properties.Metrics ?? []).includes('ThrottledRequests'),
+    );
+    const metrics = throttling?.Properties.Metrics as {
+      Id: string;
+      Expression?: string;
+      MetricStat?: unknown;
+    }[];
+    const [expression, ...more] = metrics.filter((metric) => metric.Expression !== undefined);
+    const series = metrics.filter((metric) => metric.MetricStat !== undefined);
+    expect(more).toEqual([]);
+    expect(series).toHaveLength(2);
+
+    // Every series the sum reads is FILLed, and no series is read bare.
+    for (const { Id } of series) {
+      expect(expression?.Expression).toContain(`FILL(${Id}, 0)`);
+      expect(expression?.Expression?.replaceAll(`FILL(${Id}, 0)`, '')).not.toMatch(
+        new RegExp(`\\b${Id}\\b`),
+      );
+    }
+  });
+
   it('notifies no one unless alarmEmail is given', () => {
     template.resourceCountIs('AWS::SNS::Topic', 0);
     for (const alarm of alarms()) expect(alarm.Properties.AlarmActions).toBeUndefined();
@@ -451,7 +610,10 @@ describe('PlantStoreStack alarms', () => {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',
     });
+    const topic = { Ref: Object.keys(withEmail.findResources('AWS::SNS::Topic'))[0] };
+    withEmail.resourceCountIs('AWS::SNS::TopicPolicy', 1);
     withEmail.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [topic],
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
@@ -461,12 +623,51 @@ describe('PlantStoreStack alarms', () => {
         ]),
       },
     });
-    const topic = { Ref: Object.keys(withEmail.findResources('AWS::SNS::Topic'))[0] };
     const withActions = Object.values(withEmail.findResources('AWS::CloudWatch::Alarm'));
     expect(withActions).toHaveLength(5);
     for (const alarm of withActions) {
       expect(alarm.Properties).toMatchObject({ AlarmActions: [topic], OKActions: [topic] });
     }
+  });
+
+  it("with alarmEmail, lets CloudWatch publish for this account's alarms, which the topic policy would otherwise forbid", () => {
+    const { template: withEmail } = synthStack({
+      bundle: false,
+      alarmEmail: 'oncall@example.com',
+    });
+    const topic = { Ref: Object.keys(withEmail.findResources('AWS::SNS::Topic'))[0] };
+    withEmail.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: Match.anyValue(),
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: topic,
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnLike: {
+                'aws:SourceArn': {
+                  'Fn::Join': [
+                    '',
+                    [
+                      'arn:',
+                      { Ref: 'AWS::Partition' },
+                      ':cloudwatch:',
+                      { Ref: 'AWS::Region' },
+                      ':',
+                      { Ref: 'AWS::AccountId' },
+                      ':alarm:*',
+                    ],
+                  ],
+                },
+              },
+            },
+          },
+        ]),
+      },
+    });
   });
 });
 
@@ -530,8 +731,11 @@ describe('PlantStoreStack environments', () => {
       ['AWS::Cognito::UserPool', 'UserPoolName'],
       ['AWS::CloudWatch::Alarm', 'AlarmName'],
     ] as const;
+    // The access-log group is the one exception, named for log delivery and per stack instance.
+    const accessLogGroup = accessLogGroupId();
     for (const [type, property] of named) {
-      for (const resource of Object.values(template.findResources(type))) {
+      for (const [id, resource] of Object.entries(template.findResources(type))) {
+        if (id === accessLogGroup) continue;
         expect((resource as Resource).Properties[property], `${type}.${property}`).toBeUndefined();
       }
     }
@@ -539,9 +743,11 @@ describe('PlantStoreStack environments', () => {
 
   it('gives a prod stage its own Cognito domain prefix', () => {
     const { template: prod } = synthStack({ bundle: false, stage: 'prod' });
-    prod.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
-      Domain: { 'Fn::Join': ['', ['plant-store-prod-', { Ref: 'AWS::AccountId' }]] },
-    });
+    const domain = Object.values(prod.findResources('AWS::Cognito::UserPoolDomain'))[0]?.Properties
+      .Domain as unknown;
+    expect(evaluateIn(domain, 'PlantStore-prod', firstGuid)).toBe(
+      'plants-prod-51af3dc0da7711e4872e1234567db123',
+    );
   });
 });
 
@@ -562,7 +768,10 @@ describe('PlantStoreStack operations dashboard', () => {
     ['the API latency p50 and p99', ['"Latency"', '"p50"', '"p99"']],
     ['the function duration, errors and throttles', ['"Duration"', '"Errors"', '"Throttles"']],
     ['the cold starts from the REPORT lines', ['platform.report', 'initDurationMs']],
-    ['the table capacity and throttles', ['ConsumedWriteCapacityUnits', 'ThrottledRequests']],
+    [
+      'the table capacity and throttles, each operation filled with 0',
+      ['ConsumedWriteCapacityUnits', 'ThrottledRequests', 'FILL(putitem, 0) + FILL(getitem, 0)'],
+    ],
     [
       "the handler's metrics",
       [

@@ -70,8 +70,21 @@ describe('readStageConfig', () => {
     [{ authIssuer: 'https://i.example.com', authAudience: 'p', authJwksUrl: 'x' }, /"authJwksUrl"/],
     [{ authAudience: 'plants' }, /only together with "authIssuer"/],
     [{ stage: 42 }, /"stage" must be a string/],
+    [{ stage: 'laws' }, /stage "laws" contains "aws".*-c authDomainPrefix=/],
+    [{ stage: 'amazonia' }, /stage "amazonia" contains "amazon"/],
+    [{ stage: 'cognito-test' }, /stage "cognito-test" contains "cognito"/],
   ])('rejects %o at synth, naming the key', (context, message) => {
     expect(() => readStageConfig(from(context))).toThrow(StageConfigError);
     expect(() => readStageConfig(from(context))).toThrow(message);
+  });
+
+  it.each([
+    ['its own Cognito domain prefix', { stage: 'laws', authDomainPrefix: 'plants-legal' }],
+    [
+      'an external issuer (no Cognito domain)',
+      { stage: 'laws', authIssuer: 'https://issuer.example.com', authAudience: 'plants' },
+    ],
+  ])('accepts a stage containing "aws" with %s', (_with, context) => {
+    expect(readStageConfig(from(context)).stage).toBe('laws');
   });
 });
