@@ -63,6 +63,9 @@ export class PlantsHttpApi extends Construct {
 
     // The implicit default stage cannot take throttling or access logs, so the stage is explicit.
     const api = new HttpApi(this, 'Api', {
+      // Without a name every stage's API is called "Api" in the console and the CLI's list. API
+      // names need not be unique, so the stack's name (`PlantStore-<stage>`) is safe to use.
+      apiName: Stack.of(this).stackName,
       description: 'Plant Store API',
       createDefaultStage: false,
     });

@@ -109,6 +109,12 @@ describe('PlantStoreStack HTTP API', () => {
     });
   });
 
+  it('names the API after the stack, so each stage is told apart in the console', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'PlantStore-test' });
+    const { template: prod } = synthStack({ bundle: false, stage: 'prod' });
+    prod.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'PlantStore-prod' });
+  });
+
   it('deploys one auto-deployed $default stage throttled at 100 rps with bursts of 200', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
