@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 import { docsPage, docsPaths, readDocsAsset, specFile, specForOrigin } from './api-docs.ts';
 import { baseUrl, type DevClient, defaults, isLoopback, LocalConfigError } from './config.ts';
-import { lockDataDir } from './data-dir.ts';
+import { ensurePrivateDir, lockDataDir } from './data-dir.ts';
 import { DevIssuer, issuerPaths, plantsWriteScope } from './dev-issuer.ts';
 import { localAwsCredentials, startDynamoDb } from './dynamodb.ts';
 import {
@@ -105,10 +105,9 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       cleanup.push(() => lock.release());
     }
     const key = await loadOrCreateSigningKey(options.dataDir);
-    const dynamodb = await startDynamoDb({
-      dir: options.dataDir === undefined ? undefined : join(options.dataDir, 'dynamodb'),
-      tableName: localTableName,
-    });
+    const storeDir = options.dataDir === undefined ? undefined : join(options.dataDir, 'dynamodb');
+    if (storeDir !== undefined) await ensurePrivateDir(storeDir);
+    const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
     cleanup.push(() => dynamodb.close());
 
     const bodyBudget = new BodyBudget(limits.bodyBytesInFlight);
