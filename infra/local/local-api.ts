@@ -97,7 +97,6 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   };
   // Requests that arrive before the function is ready wait for this, as on a Lambda cold start.
   const started = Promise.withResolvers<Target | undefined>();
-  started.promise.catch(() => undefined);
 
   try {
     if (options.dataDir !== undefined) {
