@@ -61,8 +61,11 @@ export function specForOrigin(specText: string, origin: string): string {
 export type DocsPageSource =
   | {
       readonly kind: 'served';
-      /** A fresh development token put into the Authorize dialog, so "Try it out" just works. */
-      readonly devToken: string;
+      /**
+       * A fresh development token put into the Authorize dialog, so "Try it out" just works;
+       * absent when the server is reachable from other machines.
+       */
+      readonly devToken: string | undefined;
     }
   | {
       readonly kind: 'static';
@@ -98,13 +101,13 @@ export function docsPage(source: DocsPageSource): string {
       ? `<script src="${docsPaths.assets}swagger-ui-bundle.js"></script>`
       : `<script>\n${inlineScript(source.script)}\n</script>`;
   const note =
-    source.kind === 'served'
+    source.kind === 'served' && source.devToken !== undefined
       ? '<p class="local-note">Local development server: <b>Authorize</b> holds a fresh ' +
         'development token (valid for 1 hour; reload the page for a new one, or run ' +
         '<code>npm run -s token</code>), so <b>Try it out</b> calls this API as it is.</p>'
       : '';
   const preauthorize =
-    source.kind === 'served'
+    source.kind === 'served' && source.devToken !== undefined
       ? `\n      onComplete: () => ui.preauthorizeApiKey('bearerAuth', ${scriptJson(source.devToken)}),`
       : '';
   return `<!doctype html>

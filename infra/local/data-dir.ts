@@ -1,10 +1,12 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { link, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export class DataDirInUseError extends Error {
-  constructor(dir: string, pid: number) {
+  constructor(dir: string) {
     super(
-      `The data directory ${dir} is in use by process ${pid} (another \`npm start\`?). ` +
+      `The data directory ${dir} is in use by another process (another \`npm start\`?). ` +
         'Stop it, or set PLANTS_DATA_DIR to another directory, or to "memory".',
     );
     this.name = 'DataDirInUseError';
@@ -13,27 +15,24 @@ export class DataDirInUseError extends Error {
 
 /**
  * Creates the data directory and takes it for this process. LevelDB allows one opener per
- * directory, and a second dynalite on it fails with an uncaught error on its first request:
- * a lock file turns that into a clear message at start-up. A lock left by a dead process is taken over.
+ * directory, and a second dynalite on it fails with an uncaught error on its first request, so the
+ * server takes LevelDB's own lock on `lock/` first. The kernel holds that lock for the life of the
+ * process and drops it when the process dies: there is no stale lock to take over, and two servers
+ * started at the same moment cannot both get it.
  */
 export async function lockDataDir(dir: string): Promise<{ release(): Promise<void> }> {
-  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
-    throw unusable(dir, error);
-  });
-  const lockFile = join(dir, 'server.pid');
-  for (;;) {
-    try {
-      await writeFile(lockFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-      return { release: () => rm(lockFile, { force: true }) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unusable(dir, error);
-    }
-    const holder = Number.parseInt(await readFile(lockFile, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
-      throw new DataDirInUseError(dir, holder);
-    }
-    await rm(lockFile, { force: true });
+  await ensurePrivateDir(dir);
+  // Loaded here, not at the top: the token CLI imports this module and never locks.
+  const { ClassicLevel } = await import('classic-level');
+  const lock = new ClassicLevel(join(dir, 'lock'));
+  try {
+    await lock.open();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') throw new DataDirInUseError(dir);
+    throw unusable(dir, cause ?? error);
   }
+  return { release: () => lock.close() };
 }
 
 export class DataDirUnusableError extends Error {
@@ -54,17 +53,94 @@ export class DataDirUnusableError extends Error {
   }
 }
 
+/** A file or directory in the data directory that someone other than this user could have made. */
+export class DataDirUntrustedError extends Error {
+  constructor(path: string, why: string) {
+    super(
+      `${path} ${why}, so another user could have prepared it: the local server trusts only ` +
+        'what you alone can change. Check it, then fix or delete it, or set PLANTS_DATA_DIR elsewhere.',
+    );
+    this.name = 'DataDirUntrustedError';
+  }
+}
+
+/** This user's id; `undefined` where there are none (Windows), and then nothing is checked. */
+const ownUid = (): number | undefined => process.getuid?.();
+
+/** Creates `dir` (mode 0700) when absent, and checks that it is yours and only you can write to it. */
+export async function ensurePrivateDir(dir: string, uid = ownUid()): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    throw unusable(dir, error);
+  });
+  // stat, not lstat: a data directory you linked elsewhere is judged by where it leads.
+  const stats = await stat(dir);
+  if (!stats.isDirectory()) throw new DataDirUnusableError(dir, { code: 'ENOTDIR' });
+  checkOwner(dir, stats, uid, 0o022, 'group or others can write to it');
+}
+
+/**
+ * A file's text, read only when it is a regular file of yours that no one else can read or write
+ * (mode 600), and without following a symlink; `undefined` when it is absent.
+ */
+export async function readPrivateFile(file: string, uid = ownUid()): Promise<string | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new DataDirUntrustedError(file, 'is a symbolic link');
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new DataDirUntrustedError(file, 'is not a regular file');
+    checkOwner(file, stats, uid, 0o077, `has mode ${(stats.mode & 0o777).toString(8)}, not 600`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes a file of mode 600 whole or not at all: written aside, then renamed into place, or with
+ * `keepExisting` linked into place, so that a file someone else created first is kept. Neither
+ * follows a symlink at `file`: a rename replaces the link itself, and a link refuses it.
+ */
+export async function writePrivateFile(
+  file: string,
+  text: string,
+  options: { keepExisting: boolean },
+): Promise<void> {
+  const aside = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(aside, text, { flag: 'wx', mode: 0o600 });
+  try {
+    if (!options.keepExisting) await rename(aside, file);
+    else {
+      await link(aside, file).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      });
+    }
+  } finally {
+    await rm(aside, { force: true });
+  }
+}
+
+function checkOwner(
+  path: string,
+  stats: Stats,
+  uid: number | undefined,
+  forbiddenModeBits: number,
+  forbiddenWhy: string,
+): void {
+  if (uid === undefined) return;
+  if (stats.uid !== uid) {
+    throw new DataDirUntrustedError(path, `belongs to user ${stats.uid}, not to you (${uid})`);
+  }
+  if ((stats.mode & forbiddenModeBits) !== 0) throw new DataDirUntrustedError(path, forbiddenWhy);
+}
+
 function unusable(dir: string, cause: unknown): Error {
   const code = (cause as NodeJS.ErrnoException | undefined)?.code;
   return code === undefined ? (cause as Error) : new DataDirUnusableError(dir, cause);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -113,20 +113,38 @@ export function fromResultV2(result: unknown): GatewayResponse {
   return { statusCode, headers, body };
 }
 
-const gatewayMessages: Readonly<Record<number, string>> = {
+const gatewayMessages = {
   404: 'Not Found',
   413: 'Request Entity Too Large',
+  421: 'Misdirected Request',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
-};
+} as const;
 
 /** The gateway's own answers, in its own shape: `{"message": ...}`, not the API's Error. */
-export function gatewayError(statusCode: 404 | 413 | 500 | 503): GatewayResponse {
+export function gatewayError(statusCode: keyof typeof gatewayMessages): GatewayResponse {
   return {
     statusCode,
     headers: { 'content-type': 'application/json' },
     body: Buffer.from(JSON.stringify({ message: gatewayMessages[statusCode] })),
   };
+}
+
+/**
+ * Whether a request's `Host` names this server: one of `names` (host names or bare addresses) on
+ * `port`. A page on another name that resolves to loopback (DNS rebinding) is not answered.
+ */
+export function namesThisServer(
+  host: string | undefined,
+  port: number,
+  names: readonly string[],
+): boolean {
+  const sent = host?.toLowerCase();
+  return names.some((name) => {
+    const bracketed = name.includes(':') ? `[${name}]` : name;
+    return sent === `${bracketed}:${port}` || (port === 80 && sent === bracketed);
+  });
 }
 
 export function writeResponse(
@@ -141,18 +159,53 @@ export function writeResponse(
   res.end(response.body);
 }
 
-/** The whole body, or `undefined` once it passes `limit` bytes (the rest is left unread). */
+/**
+ * The bytes of request bodies held in memory at once, across all requests: many slow uploads of up
+ * to 10 MB each would otherwise grow the process without bound.
+ */
+export class BodyBudget {
+  #free: number;
+
+  constructor(bytes: number) {
+    this.#free = bytes;
+  }
+
+  take(bytes: number): boolean {
+    if (bytes > this.#free) return false;
+    this.#free -= bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.#free += bytes;
+  }
+}
+
+/**
+ * The whole body, taken from `budget` (the caller gives `body.length` back when done with it), or
+ * why not: 413 once it passes `limit` bytes, 429 when the budget is spent. The rest is left unread.
+ */
 export async function readBody(
   req: IncomingMessage,
+  budget: BodyBudget,
   limit: number = maxRequestBytes,
-): Promise<Buffer | undefined> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) return undefined;
+): Promise<Buffer | 413 | 429> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) return 413;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      if (size + chunk.length > limit || !budget.take(chunk.length)) {
+        budget.give(size);
+        return size + chunk.length > limit ? 413 : 429;
+      }
+      size += chunk.length;
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    // The client went away (or timed out) mid-body.
+    budget.give(size);
+    throw error;
   }
   return Buffer.concat(chunks, size);
 }

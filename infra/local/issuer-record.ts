@@ -1,5 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from './data-dir.ts';
 
 /**
  * The issuer URL of the server last started on a data directory, so that `npm run -s token`
@@ -11,13 +11,17 @@ function issuerRecordFile(dataDir: string): string {
 }
 
 export async function recordIssuer(dataDir: string, issuer: string): Promise<void> {
-  await mkdir(join(dataDir, 'issuer'), { recursive: true, mode: 0o700 });
-  await writeFile(issuerRecordFile(dataDir), `${JSON.stringify({ issuer })}\n`, { mode: 0o600 });
+  await ensurePrivateDir(join(dataDir, 'issuer'));
+  // Renamed into place: a symlink left at that name is replaced, never written through.
+  await writePrivateFile(issuerRecordFile(dataDir), `${JSON.stringify({ issuer })}\n`, {
+    keepExisting: false,
+  });
 }
 
 export async function recordedIssuer(dataDir: string): Promise<string | undefined> {
+  const text = await readPrivateFile(issuerRecordFile(dataDir));
   try {
-    const record = JSON.parse(await readFile(issuerRecordFile(dataDir), 'utf8')) as unknown;
+    const record = JSON.parse(text ?? 'null') as unknown;
     const issuer = (record as { issuer?: unknown } | null)?.issuer;
     return typeof issuer === 'string' ? issuer : undefined;
   } catch {

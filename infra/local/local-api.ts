@@ -5,14 +5,16 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 import { docsPage, docsPaths, readDocsAsset, specFile, specForOrigin } from './api-docs.ts';
-import { baseUrl, type DevClient, defaults, LocalConfigError } from './config.ts';
-import { lockDataDir } from './data-dir.ts';
+import { baseUrl, type DevClient, defaults, isLoopback, LocalConfigError } from './config.ts';
+import { ensurePrivateDir, lockDataDir } from './data-dir.ts';
 import { DevIssuer, issuerPaths, plantsWriteScope } from './dev-issuer.ts';
 import { localAwsCredentials, startDynamoDb } from './dynamodb.ts';
 import {
+  BodyBudget,
   fromResultV2,
   type GatewayResponse,
   gatewayError,
+  namesThisServer,
   readBody,
   sourceIp,
   toEventV2,
@@ -29,6 +31,25 @@ export const localTableName = 'plants';
 /** In-flight requests get this long to finish at shutdown before their connections are cut. */
 const shutdownGraceMs = 5_000;
 
+/** What keeps one local server small and responsive under many clients; tests lower them. */
+export interface LocalLimits {
+  /** Request bodies held in memory at once, across requests; past it a request gets 429. */
+  readonly bodyBytesInFlight: number;
+  /** Time to receive a whole request, headers and body; past it Node answers 408 and closes. */
+  readonly requestTimeoutMs: number;
+  /**
+   * How long a request that arrives while the function is still starting is held, as API Gateway
+   * holds one during a cold start; past it, 503. Lambda gives an init phase at most 10 s.
+   */
+  readonly warmUpMs: number;
+}
+
+export const defaultLimits: LocalLimits = {
+  bodyBytesInFlight: 32 * 1024 * 1024,
+  requestTimeoutMs: 30_000,
+  warmUpMs: 10_000,
+};
+
 export interface LocalApiOptions {
   readonly host: string;
   /** 0 picks a free port, as tests do. */
@@ -43,6 +64,8 @@ export interface LocalApiOptions {
   readonly logFormat?: LogFormat;
   /** @default the real handler, functions/create-plant/handler.ts */
   readonly handlerUrl?: string;
+  /** @default defaultLimits */
+  readonly limits?: Partial<LocalLimits>;
 }
 
 export interface LocalApi {
@@ -59,11 +82,21 @@ export interface LocalApi {
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const client = options.client ?? { id: defaults.clientId, secret: defaults.clientSecret };
+  if (!isLoopback(options.host) && client.secret === defaults.clientSecret) {
+    throw new LocalConfigError(
+      `HOST ${options.host} lets other machines reach the API, and its token endpoint would hand ` +
+        `out tokens for the published default secret "${defaults.clientSecret}": set ` +
+        'PLANTS_CLIENT_SECRET to a secret of your own, or leave HOST unset (127.0.0.1).',
+    );
+  }
+  const limits = { ...defaultLimits, ...options.limits };
   const requestLog = new RequestLog(options.log ?? console.log, options.logFormat);
   const cleanup: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     for (const step of cleanup.splice(0).reverse()) await step();
   };
+  // Requests that arrive before the function is ready wait for this, as on a Lambda cold start.
+  const started = Promise.withResolvers<Target | undefined>();
 
   try {
     if (options.dataDir !== undefined) {
@@ -71,32 +104,52 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       cleanup.push(() => lock.release());
     }
     const key = await loadOrCreateSigningKey(options.dataDir);
-    const dynamodb = await startDynamoDb({
-      dir: options.dataDir === undefined ? undefined : join(options.dataDir, 'dynamodb'),
-      tableName: localTableName,
-    });
+    const storeDir = options.dataDir === undefined ? undefined : join(options.dataDir, 'dynamodb');
+    if (storeDir !== undefined) await ensurePrivateDir(storeDir);
+    const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
     cleanup.push(() => dynamodb.close());
 
-    let route: (req: IncomingMessage, res: ServerResponse) => Promise<void> = async (_req, res) => {
-      writeResponse(res, gatewayError(503), newRequestId());
-    };
-    const server = createServer((req, res) => {
-      const started = performance.now();
-      res.on('finish', () => {
-        const requestId = res.getHeader('apigw-requestid');
-        requestLog.request({
-          method: req.method ?? '',
-          url: req.url ?? '',
-          status: res.statusCode,
-          ms: Math.round(performance.now() - started),
-          requestId: typeof requestId === 'string' ? requestId : undefined,
+    const bodyBudget = new BodyBudget(limits.bodyBytesInFlight);
+    const server = createServer(
+      {
+        requestTimeout: limits.requestTimeoutMs,
+        headersTimeout: Math.min(limits.requestTimeoutMs, 60_000),
+        connectionsCheckingInterval: Math.min(limits.requestTimeoutMs, 1_000),
+      },
+      (req, res) => {
+        const receivedAt = performance.now();
+        res.on('finish', () => {
+          const requestId = res.getHeader('apigw-requestid');
+          requestLog.request({
+            method: req.method ?? '',
+            url: req.url ?? '',
+            status: res.statusCode,
+            ms: Math.round(performance.now() - receivedAt),
+            requestId: typeof requestId === 'string' ? requestId : undefined,
+          });
         });
-      });
-      route(req, res).catch((error: unknown) => {
-        console.error('local gateway:', error);
-        if (!res.headersSent) writeResponse(res, gatewayError(500), newRequestId());
-      });
-    });
+        // Also the address the request came to, so that HOST=0.0.0.0 answers at this machine's IPs.
+        const arrivedAt = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
+        const ownNames = [...ownHostNames, options.host.replace(/^\[(.*)\]$/, '$1'), arrivedAt];
+        const port = (server.address() as AddressInfo).port;
+        if (!namesThisServer(req.headers.host, port, ownNames)) {
+          res.setHeader('connection', 'close');
+          return writeResponse(res, gatewayError(421), newRequestId());
+        }
+        whenStarted(started.promise, limits.warmUpMs)
+          .then((target) =>
+            target === undefined
+              ? writeResponse(res, gatewayError(503), newRequestId())
+              : handle(req, res, target, bodyBudget),
+          )
+          .catch((error: unknown) => {
+            // A client that went away mid-request (or timed out) is not the gateway's failure.
+            if (req.socket.destroyed) return;
+            console.error('local gateway:', error);
+            if (!res.headersSent) writeResponse(res, gatewayError(500), newRequestId());
+          });
+      },
+    );
     await listen(server, options.host, options.port);
     cleanup.push(() => closeServer(server));
 
@@ -121,7 +174,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // Cleanup runs in reverse: the server drains its in-flight requests first, then the function
     // stops, then the store closes (flushing LevelDB), then the data directory is unlocked.
     cleanup.splice(cleanup.length - 1, 0, () => fn.stop());
-    route = (req, res) => handle(req, res, { issuer, fn });
+    started.resolve({ issuer, fn, devTokenInDocs: isLoopback(options.host) });
 
     let closing: Promise<void> | undefined;
     return {
@@ -134,9 +187,34 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       },
     };
   } catch (error) {
+    // Requests held for the start get their 503 before the server drains them.
+    started.resolve(undefined);
     await closeAll().catch(() => undefined);
     throw error;
   }
+}
+
+/** The names every local server answers to, besides its HOST and the address a request came to. */
+const ownHostNames = ['127.0.0.1', 'localhost', '::1'];
+
+/** What a request is served with once the function has started. */
+interface Target {
+  readonly issuer: DevIssuer;
+  readonly fn: LocalFunction;
+  /** Only a server that other machines cannot reach may hand out a token to whoever asks. */
+  readonly devTokenInDocs: boolean;
+}
+
+/** The started target, or `undefined` if the start failed or took longer than `boundMs`. */
+function whenStarted(
+  started: Promise<Target | undefined>,
+  boundMs: number,
+): Promise<Target | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, boundMs, undefined);
+  });
+  return Promise.race([started, bound]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -167,7 +245,8 @@ function functionEnv(settings: {
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  target: { issuer: DevIssuer; fn: LocalFunction },
+  target: Target,
+  bodyBudget: BodyBudget,
 ): Promise<void> {
   const requestId = newRequestId();
   const receivedAt = new Date();
@@ -181,7 +260,7 @@ async function handle(
     return writeResponse(res, json(200, target.issuer.openidConfiguration()), requestId);
   }
   if (method === 'GET' || method === 'HEAD') {
-    const docs = await docsResponse(path, target.issuer);
+    const docs = await docsResponse(path, target);
     if (docs !== undefined) return writeResponse(res, docs, requestId);
   }
   const isToken = method === 'POST' && path === issuerPaths.token;
@@ -189,41 +268,45 @@ async function handle(
   // HTTP API answers an unmatched route, a wrong method included, before it reads the body.
   if (!isToken && !isPlants) return writeResponse(res, gatewayError(404), requestId);
 
-  const body = await readBody(req);
-  if (body === undefined) {
+  const body = await readBody(req, bodyBudget);
+  if (typeof body === 'number') {
     res.setHeader('connection', 'close');
-    return writeResponse(res, gatewayError(413), requestId);
+    if (body === 429) res.setHeader('retry-after', '1');
+    return writeResponse(res, gatewayError(body), requestId);
   }
-  if (isToken) {
-    const answer = await target.issuer.tokenEndpoint({
-      headers: {
-        'content-type': req.headers['content-type'],
-        authorization: req.headers.authorization,
+  try {
+    if (isToken) {
+      const answer = await target.issuer.tokenEndpoint({
+        headers: {
+          'content-type': req.headers['content-type'],
+          authorization: req.headers.authorization,
+        },
+        body: body.toString('utf8'),
+      });
+      return writeResponse(res, json(answer.statusCode, answer.body, answer.headers), requestId);
+    }
+    const event = toEventV2(
+      {
+        method,
+        url: req.url ?? '/',
+        httpVersion: req.httpVersion,
+        rawHeaders: req.rawHeaders,
+        sourceIp: sourceIp(req),
+        localPort: req.socket.localPort ?? 0,
       },
-      body: body.toString('utf8'),
-    });
-    return writeResponse(res, json(answer.statusCode, answer.body, answer.headers), requestId);
+      body,
+      { requestId, routeKey: plantsRoute.key, receivedAt },
+    );
+    const invocation = await target.fn.invoke(event);
+    // HTTP API answers a failed or timed-out Lambda invocation with a plain 500.
+    writeResponse(
+      res,
+      invocation.ok ? fromResultV2(invocation.result) : gatewayError(500),
+      requestId,
+    );
+  } finally {
+    bodyBudget.give(body.length);
   }
-
-  const event = toEventV2(
-    {
-      method,
-      url: req.url ?? '/',
-      httpVersion: req.httpVersion,
-      rawHeaders: req.rawHeaders,
-      sourceIp: sourceIp(req),
-      localPort: req.socket.localPort ?? 0,
-    },
-    body,
-    { requestId, routeKey: plantsRoute.key, receivedAt },
-  );
-  const invocation = await target.fn.invoke(event);
-  // HTTP API answers a failed or timed-out Lambda invocation with a plain 500.
-  writeResponse(
-    res,
-    invocation.ok ? fromResultV2(invocation.result) : gatewayError(500),
-    requestId,
-  );
 }
 
 /**
@@ -231,10 +314,12 @@ async function handle(
  * (on AWS the reference is the static page `npm run docs` builds). The policy keeps the page on
  * this origin: the browser itself refuses any request elsewhere.
  */
-async function docsResponse(path: string, issuer: DevIssuer): Promise<GatewayResponse | undefined> {
+async function docsResponse(path: string, target: Target): Promise<GatewayResponse | undefined> {
+  const { issuer } = target;
   const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
   if (path === docsPaths.page || path === `${docsPaths.page}/`) {
-    const page = docsPage({ kind: 'served', devToken: await issuer.mintAccessToken() });
+    const devToken = target.devTokenInDocs ? await issuer.mintAccessToken() : undefined;
+    const page = docsPage({ kind: 'served', devToken });
     return {
       statusCode: 200,
       headers: {

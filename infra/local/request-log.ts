@@ -9,6 +9,7 @@ export const logFormats: readonly LogFormat[] = ['pretty', 'json'];
 
 export interface CompletedRequest {
   readonly method: string;
+  /** The request target as sent; only its path is logged (a query may carry `access_token=…`). */
   readonly url: string;
   readonly status: number;
   readonly ms: number;
@@ -58,8 +59,9 @@ export class RequestLog {
     const outcome = typeof entry?.outcome === 'string' ? ` ${entry.outcome}` : '';
     const reason =
       typeof entry?.authFailureReason === 'string' ? ` (${entry.authFailureReason})` : '';
+    const path = request.url.split('?')[0];
     this.#write(
-      `${time} ${request.method} ${request.url} ${request.status} ${request.ms}ms${outcome}${reason}`,
+      `${time} ${request.method} ${path} ${request.status} ${request.ms}ms${outcome}${reason}`,
     );
   }
 }

@@ -1,4 +1,3 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   calculateJwkThumbprint,
@@ -8,6 +7,7 @@ import {
   type CryptoKey as JoseCryptoKey,
   type JWK,
 } from 'jose';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from './data-dir.ts';
 
 /** RS256, as Cognito signs its access tokens, so the handler's verifier sees the same thing here. */
 export const signingAlgorithm = 'RS256';
@@ -32,21 +32,17 @@ export function signingKeyFile(dataDir: string): string {
 export async function loadOrCreateSigningKey(dataDir: string | undefined): Promise<SigningKey> {
   if (dataDir === undefined) return fromPrivateJwk(await generatePrivateJwk());
   const file = signingKeyFile(dataDir);
+  await ensurePrivateDir(dataDir);
+  await ensurePrivateDir(join(dataDir, 'issuer'));
   const stored = await readPrivateJwk(file);
   if (stored) return fromPrivateJwk(stored);
-  await mkdir(join(dataDir, 'issuer'), { recursive: true, mode: 0o700 });
-  try {
-    await writeFile(file, `${JSON.stringify(await generatePrivateJwk(), null, 2)}\n`, {
-      flag: 'wx',
-      mode: 0o600,
-    });
-  } catch (error) {
-    // The server and the token CLI may race to create it: the first writer wins, both read it.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  const created = await readPrivateJwk(file);
-  if (!created) throw new Error(`Could not read the signing key back from ${file}`);
-  return fromPrivateJwk(created);
+  // The server and the token CLI may race to create it: each links a whole key into place, the
+  // first one wins and both read it.
+  const created = `${JSON.stringify(await generatePrivateJwk(), null, 2)}\n`;
+  await writePrivateFile(file, created, { keepExisting: true });
+  const key = await readPrivateJwk(file);
+  if (!key) throw new Error(`Could not read the signing key back from ${file}`);
+  return fromPrivateJwk(key);
 }
 
 async function generatePrivateJwk(): Promise<JWK> {
@@ -56,16 +52,10 @@ async function generatePrivateJwk(): Promise<JWK> {
 }
 
 async function readPrivateJwk(file: string): Promise<JWK | undefined> {
-  let text: string;
+  const text = await readPrivateFile(file);
+  if (text === undefined) return undefined;
   try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    // A file caught half-written by a racing writer is empty: read it as absent.
-    return text.trim() === '' ? undefined : (JSON.parse(text) as JWK);
+    return JSON.parse(text) as JWK;
   } catch (error) {
     throw new Error(`The signing key file ${file} is not valid JSON: delete it to get a new key`, {
       cause: error,

@@ -1,7 +1,18 @@
-import { writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { chmod, lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataDirUnusableError, lockDataDir } from '../../../infra/local/data-dir.ts';
+import {
+  DataDirInUseError,
+  DataDirUntrustedError,
+  DataDirUnusableError,
+  ensurePrivateDir,
+  lockDataDir,
+  readPrivateFile,
+} from '../../../infra/local/data-dir.ts';
+import { recordedIssuer, recordIssuer } from '../../../infra/local/issuer-record.ts';
+import { loadOrCreateSigningKey, signingKeyFile } from '../../../infra/local/signing-key.ts';
 import { tempDataDir } from './local-api-fixture.ts';
 
 describe('lockDataDir', () => {
@@ -30,5 +41,184 @@ describe('lockDataDir', () => {
       `The data directory ${join(file, 'data')} is not a directory (or a parent of it is a file). ` +
         'Fix its permissions, or set PLANTS_DATA_DIR to a writable directory, or to "memory"',
     );
+  });
+
+  it('lets exactly one of two processes started at the same moment have the directory, a stale lock file notwithstanding', async () => {
+    for (let round = 0; round < 5; round++) {
+      // Prepare: the lock file an older server, killed, left behind
+      const data = join(dir, `race-${round}`);
+      await mkdir(data, { mode: 0o700 });
+      await writeFile(join(data, 'server.pid'), `${await deadPid()}\n`);
+      const startAt = Date.now() + 400;
+
+      // Act
+      const outcomes = await Promise.all([lockAt(data, startAt), lockAt(data, startAt)]);
+
+      // Assess
+      expect(outcomes.sort()).toEqual(['DataDirInUseError', 'locked']);
+    }
+  });
+
+  it('is free again once the holder is killed, with no lock to take over', async () => {
+    // Prepare
+    const data = join(dir, 'killed');
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { lockDataDir } = await import(${JSON.stringify(dataDirModule)});
+         await lockDataDir(${JSON.stringify(data)}); console.log('locked'); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise((resolve) => holder.stdout?.once('data', resolve));
+    const whileHeld = lockDataDir(data);
+    await expect(whileHeld).rejects.toThrow(DataDirInUseError);
+
+    // Act
+    holder.kill('SIGKILL');
+    await new Promise((resolve) => holder.once('exit', resolve));
+    const lock = await lockDataDir(data);
+
+    // Assess
+    await lock.release();
+  });
+});
+
+const dataDirModule = fileURLToPath(new URL('../../../infra/local/data-dir.ts', import.meta.url));
+
+/** In a process of its own, tries to lock `data` at the moment `startAt`; holds it for a while. */
+async function lockAt(data: string, startAt: number): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { lockDataDir } = await import(${JSON.stringify(dataDirModule)});
+       while (Date.now() < ${startAt});
+       const outcome = await lockDataDir(${JSON.stringify(data)}).then(() => 'locked', (error) => error.name);
+       console.log(outcome);
+       setTimeout(() => process.exit(0), 300);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await new Promise((resolve) => child.once('exit', resolve));
+  return output.trim();
+}
+
+/** The id of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid ?? 999_999;
+}
+
+describe('the data directory is trusted only when only you can change it', () => {
+  let dir: string;
+  let removeDir: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ dir, remove: removeDir } = await tempDataDir());
+  });
+
+  afterAll(async () => {
+    await removeDir?.();
+  });
+
+  it('refuses a directory group or others can write to', async () => {
+    // Prepare
+    const shared = join(dir, 'shared');
+    await mkdir(shared);
+    await chmod(shared, 0o777);
+
+    // Act
+    const locked = lockDataDir(shared);
+
+    // Assess
+    await expect(locked).rejects.toThrow(DataDirUntrustedError);
+    await expect(locked).rejects.toThrow(`${shared} group or others can write to it`);
+  });
+
+  it('refuses a directory or a file that belongs to another user', async () => {
+    // Prepare: pretend to be another user, since a test cannot make a file another user's
+    const file = join(dir, 'mine.json');
+    await writeFile(file, '{}', { mode: 0o600 });
+    const someoneElse = (process.getuid?.() ?? 0) + 1;
+
+    // Act
+    const checked = await Promise.allSettled([
+      ensurePrivateDir(dir, someoneElse),
+      readPrivateFile(file, someoneElse),
+    ]);
+
+    // Assess
+    expect(checked).toEqual([
+      { status: 'rejected', reason: expect.any(DataDirUntrustedError) },
+      { status: 'rejected', reason: expect.any(DataDirUntrustedError) },
+    ]);
+    for (const result of checked) {
+      expect(result.status === 'rejected' && String(result.reason)).toMatch(
+        /belongs to user \d+, not to you/,
+      );
+    }
+  });
+
+  it.each([
+    ['readable by others', 0o644],
+    ['writable by the group', 0o620],
+  ])('refuses a signing key %s', async (_name, mode) => {
+    // Prepare
+    const data = join(dir, `key-${mode.toString(8)}`);
+    await loadOrCreateSigningKey(data);
+    await chmod(signingKeyFile(data), mode);
+
+    // Act
+    const loaded = loadOrCreateSigningKey(data);
+
+    // Assess
+    await expect(loaded).rejects.toThrow(DataDirUntrustedError);
+    await expect(loaded).rejects.toThrow(`has mode ${mode.toString(8)}, not 600`);
+  });
+
+  it('refuses a signing key that is a symlink, without reading what it points to', async () => {
+    // Prepare
+    const data = join(dir, 'key-link');
+    const elsewhere = join(dir, 'planted-jwk.json');
+    await loadOrCreateSigningKey(join(dir, 'planter'));
+    await writeFile(elsewhere, await readFile(signingKeyFile(join(dir, 'planter'))), {
+      mode: 0o600,
+    });
+    await mkdir(join(data, 'issuer'), { recursive: true, mode: 0o700 });
+    await symlink(elsewhere, signingKeyFile(data));
+
+    // Act
+    const loaded = loadOrCreateSigningKey(data);
+
+    // Assess
+    await expect(loaded).rejects.toThrow(`${signingKeyFile(data)} is a symbolic link`);
+  });
+
+  it('replaces a symlink at issuer.json instead of writing through it', async () => {
+    // Prepare
+    const data = join(dir, 'record-link');
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'untouched\n');
+    await mkdir(join(data, 'issuer'), { recursive: true, mode: 0o700 });
+    await symlink(victim, join(data, 'issuer', 'issuer.json'));
+
+    // Act
+    await recordIssuer(data, 'http://127.0.0.1:3000');
+
+    // Assess
+    expect(await readFile(victim, 'utf8')).toBe('untouched\n');
+    const record = await lstat(join(data, 'issuer', 'issuer.json'));
+    expect(record.isFile()).toBe(true);
+    expect(record.mode & 0o777).toBe(0o600);
+    expect(await recordedIssuer(data)).toBe('http://127.0.0.1:3000');
   });
 });

@@ -63,4 +63,49 @@ describe('npm start (infra/local/main.ts)', () => {
     await stopped;
     expect(await exit).toBe(0);
   });
+
+  it('keeps a secret of your own off the screen, and warns when other machines can reach it', async () => {
+    // Prepare
+    const secret = 'my-own-secret-4f2a';
+    const child = spawn(process.execPath, [mainScript], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '0.0.0.0',
+        PORT: '0',
+        PLANTS_DATA_DIR: 'memory',
+        PLANTS_CLIENT_SECRET: secret,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    // Act
+    const banner = await waitForOutput(child, /Ctrl-C/);
+    child.kill('SIGTERM');
+
+    // Assess
+    expect(banner).not.toContain(secret);
+    expect(banner).toMatch(/Client secret\s+\(PLANTS_CLIENT_SECRET, not shown\)/);
+    expect(banner).toMatch(/Warning: HOST 0\.0\.0\.0 lets other machines reach this API/);
+    expect(await exit).toBe(0);
+  });
+
+  it('refuses a HOST other machines can reach while the client secret is the published default', async () => {
+    // Prepare
+    const child = spawn(process.execPath, [mainScript], {
+      env: { PATH: process.env.PATH ?? '', HOST: '0.0.0.0', PORT: '0', PLANTS_DATA_DIR: 'memory' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+
+    // Act
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    // Assess
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/Could not start the local API: HOST 0\.0\.0\.0 .*PLANTS_CLIENT_SECRET/);
+  });
 });

@@ -43,6 +43,19 @@ describe('RequestLog', () => {
     expect(lines).toEqual([expect.stringMatching(/ GET \/ 404 0ms$/)]);
   });
 
+  it('logs the path without the query string, which may carry a token', () => {
+    // Prepare
+    const { lines, write } = collect();
+    const url = '/plants?access_token=eyJ.secret.sig&x=1';
+
+    // Act
+    new RequestLog(write).request({ method: 'POST', url, status: 401, ms: 3, requestId: 'x' });
+
+    // Assess
+    expect(lines).toEqual([expect.stringMatching(/ POST \/plants 401 3ms$/)]);
+    expect(lines[0]).not.toContain('secret');
+  });
+
   it('turns the function warnings and errors into key=value lines, without the metrics', () => {
     // Prepare
     const { lines, write } = collect();
