@@ -78,7 +78,8 @@ const headTimeoutMs = 5_000;
  * answers, and writes forwarded whose answer is dropped. It reads each request's head to learn
  * the operation and asks the target to close after answering (`connection: close`), so that
  * every request gets its own connection and its own fault. Every socket and timer it makes is
- * ended by `close`.
+ * ended by `close`. With `conditionFailure: 'dynamodb'` it also answers a failed condition the
+ * way DynamoDB does and dynalite does not (see `forwardLikeDynamoDb`).
  */
 export async function startFaultProxy(
   target: string,
