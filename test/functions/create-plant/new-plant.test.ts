@@ -1,6 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../../functions/create-plant/errors.ts';
-import { exactInteger, parseNewPlant } from '../../../functions/create-plant/new-plant.ts';
+import {
+  exactInteger,
+  parseNewPlant,
+  plantTextPattern,
+} from '../../../functions/create-plant/new-plant.ts';
 
 const parse = (raw: string) => parseNewPlant(JSON.parse(raw), raw);
 const rejection = (raw: string) => {
@@ -187,6 +192,28 @@ describe('parseNewPlant on what a name or tag may contain', () => {
     expect(parse(withName(decomposedMax)).name).toBe('\u00E9'.repeat(200));
     expect(rejection(withName(`${decomposedMax}e\u0301`))).toBe(
       'name must be at most 200 characters',
+    );
+  });
+});
+
+describe('plantTextPattern', () => {
+  // Clients read the rule from openapi.yaml as a plain regular expression; the validator takes a
+  // shortcut for text without format characters, which must never change its answer.
+  const documented = new RegExp(plantTextPattern.source, 'u');
+  const unit = fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: 1 }),
+    fc.string({ unit: 'binary', maxLength: 1 }),
+    fc.constantFrom('\u200C', '\u200D', '\u202E', '\u2028', '\uFE0F', '\u{1F3F4}', '\u{E0067}'),
+    fc.constantFrom('\u{E007F}', '\u{1F469}', '\u0915', '\u094D', '\u0645', 'e', '\u0301', ' '),
+  );
+
+  it('accepts exactly what the documented pattern accepts', () => {
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        const text = units.join('');
+        expect(plantTextPattern.test(text)).toBe(documented.test(text));
+      }),
+      { numRuns: 2000 },
     );
   });
 });
