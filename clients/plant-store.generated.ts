@@ -16,7 +16,8 @@ export interface paths {
          * @description Creates a new plant in the store. Requires an access token with the scope `plants/write`.
          *
          *     Limits: the body is at most 16384 bytes and nests at most 64 levels; `name` is 1 to 200
-         *     characters and `tag` 1 to 64, with no control characters; `id` is any integer in the
+         *     characters and `tag` 1 to 64 (after NFC normalization), with no control characters and no
+         *     invisible or bidi formatting characters (see the Plant schema); `id` is any integer in the
          *     int64 range, kept exact (it is read from the JSON text, so ids above 2^53 are not
          *     rounded). Integral literals such as `1.0` or `1e2` are integers; fields other than `id`,
          *     `name` and `tag` are ignored and not stored.
@@ -33,9 +34,9 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Plant: {
-            /** @description The name of the plant */
+            /** @description The name of the plant. Normalized to Unicode NFC before it is checked and stored, so canonically equivalent spellings (`Café` precomposed or with a combining accent) are one plant and the stored, answered text is the NFC form; the length is counted after normalization. Refused: control characters (tab and newline too), lone surrogates, line and paragraph separators (U+2028, U+2029) and invisible format characters (Unicode category Cf: bidi overrides and isolates, zero-width space, word joiner, BOM, soft hyphen), except where one is part of the writing: ZWNJ or ZWJ between two letters or marks that are not Latin, Greek or Cyrillic (Arabic-script and Indic spelling), ZWJ between two emoji (`👩🏽‍💻`, `🏳️‍🌈`), and the tags of a subdivision flag (🏴 + region + cancel tag). */
             name: string;
-            /** @description Tag to specify the type */
+            /** @description Tag to specify the type. The same characters as `name` are allowed, normalized the same way. */
             tag?: string;
         };
         NewPlant: components["schemas"]["Plant"] & {

@@ -1,4 +1,14 @@
+import http from 'node:http';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import { crc32 } from 'node:zlib';
+import {
+  type AttributeValue,
+  DescribeTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  type KeySchemaElement,
+} from '@aws-sdk/client-dynamodb';
+import { localAwsCredentials } from '../../infra/local/dynamodb.ts';
 
 /**
  * What the proxy does to one DynamoDB request:
@@ -28,6 +38,19 @@ export type FaultRule = {
   readonly times?: number;
 };
 
+/**
+ * How the proxy passes on a failed condition of a PutItem that asked for
+ * `ReturnValuesOnConditionCheckFailure: ALL_OLD`:
+ * - `dynalite`: as dynalite answers it, without the stored item;
+ * - `dynamodb`: as DynamoDB documents it, with the stored item as `Item` in the error body.
+ */
+export type ConditionFailureAnswer = 'dynalite' | 'dynamodb';
+
+export type FaultProxyOptions = {
+  /** @default 'dynalite' */
+  readonly conditionFailure?: ConditionFailureAnswer;
+};
+
 export type ProxiedRequest = { readonly operation: string; readonly fault: Fault['kind'] };
 
 export type FaultProxy = {
@@ -55,10 +78,16 @@ const headTimeoutMs = 5_000;
  * answers, and writes forwarded whose answer is dropped. It reads each request's head to learn
  * the operation and asks the target to close after answering (`connection: close`), so that
  * every request gets its own connection and its own fault. Every socket and timer it makes is
- * ended by `close`.
+ * ended by `close`. With `conditionFailure: 'dynamodb'` it also answers a failed condition the
+ * way DynamoDB does and dynalite does not (see `forwardLikeDynamoDb`).
  */
-export async function startFaultProxy(target: string): Promise<FaultProxy> {
+export async function startFaultProxy(
+  target: string,
+  options: FaultProxyOptions = {},
+): Promise<FaultProxy> {
   const upstream = new URL(target);
+  const storedItems =
+    options.conditionFailure === 'dynamodb' ? storedItemReader(target) : undefined;
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const seen: ProxiedRequest[] = [];
@@ -111,12 +140,52 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     );
   };
 
+  /**
+   * dynalite answers a failed condition without the stored item, whatever the request asked for;
+   * DynamoDB returns it as `Item` when the request asked for ALL_OLD. This is the one place the
+   * tests' DynamoDB differs from dynalite: the item is read from dynalite (consistently, around
+   * the proxy, so it is not counted as the client's call) and added to the error body as
+   * DynamoDB's JSON protocol carries it, with `content-length` and `x-amz-crc32` to match.
+   */
+  const forwardLikeDynamoDb = async (client: Socket, head: Buffer) => {
+    try {
+      const request = await readRequest(client, head);
+      const answer = await send(upstream, request);
+      let body = answer.body;
+      const putItem = JSON.parse(request.body.toString('utf8')) as PutItemInput;
+      if (answer.status === 400 && putItem.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
+        const error = JSON.parse(body.toString('utf8')) as { __type?: string };
+        if (error.__type?.endsWith('#ConditionalCheckFailedException')) {
+          const Item = await storedItems?.read(putItem.TableName, putItem.Item);
+          if (Item !== undefined) body = Buffer.from(JSON.stringify({ ...error, Item }), 'utf8');
+        }
+      }
+      if (client.destroyed || closed) return;
+      const headers = Object.entries(answer.headers)
+        .filter(([name]) => !answerFramingHeaders.has(name))
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      client.end(
+        Buffer.concat([
+          Buffer.from(
+            `HTTP/1.1 ${answer.status} ${answer.statusText}\r\n${headers}content-length: ${body.length}\r\nx-amz-crc32: ${crc32(body)}\r\nconnection: close\r\n\r\n`,
+            'latin1',
+          ),
+          body,
+        ]),
+      );
+    } catch {
+      client.destroy();
+    }
+  };
+
   const handle = (client: Socket, head: Buffer) => {
     const operation = /^x-amz-target:\s*DynamoDB_\d+\.(\w+)/im.exec(head.toString('latin1'))?.[1];
     const applied = choose(operation ?? 'unknown');
     seen.push({ operation: operation ?? 'unknown', fault: applied.kind });
     switch (applied.kind) {
       case 'pass':
+        if (storedItems && operation === 'PutItem') return forwardLikeDynamoDb(client, head);
         return forward(client, closeAfterAnswer(head), true);
       case 'reset':
         return client.resetAndDestroy();
@@ -201,6 +270,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     requests: () => [...seen],
     async close() {
       closed = true;
+      storedItems?.close();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       const closing = server.listening
@@ -210,6 +280,143 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       await closing;
     },
   };
+}
+
+type AttributeMap = Record<string, AttributeValue>;
+type PutItemInput = {
+  readonly TableName: string;
+  readonly Item: AttributeMap;
+  readonly ReturnValuesOnConditionCheckFailure?: string;
+};
+
+/** The headers that frame an answer; the proxy writes its own when it changes the body. */
+const answerFramingHeaders = new Set([
+  'content-length',
+  'x-amz-crc32',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+]);
+
+type StoredItemReader = {
+  read(tableName: string, item: AttributeMap): Promise<AttributeMap | undefined>;
+  close(): void;
+};
+
+/**
+ * Reads what is stored under the key of `item`, consistently, from the target itself (not through
+ * the proxy). The AWS SDK's AttributeValues of the types this project stores (S, N) serialize to
+ * DynamoDB's wire JSON unchanged.
+ */
+function storedItemReader(target: string): StoredItemReader {
+  const { region, accessKeyId, secretAccessKey } = localAwsCredentials;
+  const dynamodb = new DynamoDBClient({
+    region,
+    endpoint: target,
+    credentials: { accessKeyId, secretAccessKey },
+  });
+  const keySchemas = new Map<string, Promise<KeySchemaElement[]>>();
+  const keySchemaOf = (tableName: string) => {
+    let keySchema = keySchemas.get(tableName);
+    if (keySchema === undefined) {
+      keySchema = dynamodb
+        .send(new DescribeTableCommand({ TableName: tableName }))
+        .then(({ Table }) => Table?.KeySchema ?? []);
+      keySchemas.set(tableName, keySchema);
+    }
+    return keySchema;
+  };
+  const read = async (tableName: string, item: AttributeMap) => {
+    const keyNames = (await keySchemaOf(tableName)).map(({ AttributeName }) =>
+      String(AttributeName),
+    );
+    const { Item } = await dynamodb.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: Object.fromEntries(keyNames.map((name) => [name, item[name] ?? { NULL: true }])),
+        ConsistentRead: true,
+      }),
+    );
+    return Item;
+  };
+  return { read, close: () => dynamodb.destroy() };
+}
+
+type RawRequest = {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+};
+
+/** The whole request whose head has been read: its method, path, headers and `content-length` body. */
+function readRequest(client: Socket, head: Buffer): Promise<RawRequest> {
+  const text = head.toString('latin1');
+  const end = text.indexOf('\r\n\r\n');
+  const [requestLine = '', ...headerLines] = text.slice(0, end).split('\r\n');
+  const [method = 'POST', path = '/'] = requestLine.split(' ');
+  const headers: Record<string, string> = {};
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (name !== 'connection') headers[name] = line.slice(colon + 1).trim();
+  }
+  const length = Number(headers['content-length'] ?? 0);
+  let body = head.subarray(end + 4);
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      client.off('data', onData);
+      client.pause();
+      resolve({ method, path, headers, body: body.subarray(0, length) });
+    };
+    const onData = (chunk: Buffer) => {
+      body = Buffer.concat([body, chunk]);
+      if (body.length >= length) done();
+    };
+    if (body.length >= length) return done();
+    client.on('data', onData);
+    client.once('close', () => reject(new Error('the client left before its request was read')));
+    client.resume();
+  });
+}
+
+type RawAnswer = {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+};
+
+function send(upstream: URL, request: RawRequest): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: request.method,
+        path: request.path,
+        headers: request.headers,
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 502,
+            statusText: response.statusMessage ?? '',
+            headers: Object.fromEntries(
+              Object.entries(response.headers).map(([name, value]) => [name, String(value)]),
+            ),
+            body: Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
+  });
 }
 
 /** Ask the target to close after its answer, so the client's next request opens a new connection. */

@@ -11,9 +11,31 @@ export type FieldSample<T> =
   | { readonly present: true; readonly text: string; readonly valid: false }
   | { readonly present: false; readonly valid: boolean };
 
-/** Characters the contract refuses in `name` and `tag`. */
-const controlOrSurrogates = /[\p{Cc}\p{Cs}]/gu;
-const controlOrSurrogate = /[\p{Cc}\p{Cs}]/u;
+/**
+ * Characters the contract refuses in `name` and `tag` wherever they stand: control characters,
+ * lone surrogates, line and paragraph separators and format characters (Cf). The contract lets
+ * ZWNJ and ZWJ (Cf too) through in a few joining contexts; random text never gets them here, and
+ * `joinedTexts` below sends those contexts on purpose.
+ */
+const refusedCharacters = /[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const refusedCharacter = /[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** Format characters refused in any position: bidi controls, zero-width and invisible ones. */
+const refusedFormatCodes = [
+  0x061c, 0x00ad, 0x200b, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066,
+  0x2067, 0x2068, 0x2069, 0xfeff, 0x2028, 0x2029,
+];
+
+/** Valid texts whose format characters are part of the writing, and text in NFD (decomposed). */
+const joinedTexts = [
+  'می\u200Cخواهم',
+  'क्\u200Dष',
+  '\u{1F469}\u{1F3FD}\u200D\u{1F4BB}',
+  '\u{1F3F3}\uFE0F\u200D\u{1F308} rainbow',
+  '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} thistle',
+  'Cafe\u0301',
+  'Ka\u0308ktus',
+];
 
 /** Any JSON text for a string, some characters written as `\uXXXX` escapes, as a client may. */
 export const jsonStringText = (value: string): fc.Arbitrary<string> =>
@@ -31,18 +53,34 @@ export const jsonStringText = (value: string): fc.Arbitrary<string> =>
         : JSON.stringify(value),
     );
 
-/** A valid `name` or `tag`: 1..max UTF-16 code units, no control characters, no lone surrogates. */
+/**
+ * A valid `name` or `tag` as a client may send it (composed, decomposed or mixed): 1..max UTF-16
+ * code units once in NFC, with no refused character.
+ */
 export const validText = (maxLength: number): fc.Arbitrary<string> =>
   fc
-    .oneof(
-      fc.string({ unit: 'grapheme', minLength: 1, maxLength }),
-      fc.string({ unit: 'binary', minLength: 1, maxLength }),
-      fc.constantFrom('Fern', 'Käktus', '🌵 cactus', 'x'.repeat(maxLength), '"quoted" \\ back'),
+    .tuple(
+      fc.oneof(
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength }),
+        fc.string({ unit: 'binary', minLength: 1, maxLength }),
+        fc.constantFrom('Fern', 'Käktus', '🌵 cactus', 'x'.repeat(maxLength), '"quoted" \\ back'),
+        fc.constantFrom(...joinedTexts),
+      ),
+      fc.constantFrom('as generated', 'NFC', 'NFD'),
     )
-    .map((text) => text.replace(controlOrSurrogates, '_'))
-    .filter((text) => text.length >= 1 && text.length <= maxLength);
+    .map(([text, form]) => {
+      const valid = joinedTexts.includes(text) ? text : text.replace(refusedCharacters, '_');
+      return form === 'as generated' ? valid : valid.normalize(form);
+    })
+    .filter((text) => {
+      const { length } = text.normalize('NFC');
+      return length >= 1 && length <= maxLength;
+    });
 
-/** A string the contract refuses as `name` or `tag`: empty, too long, control char, lone surrogate. */
+/**
+ * A string the contract refuses as `name` or `tag`: empty, too long, a control, format or line
+ * separator character, a lone surrogate.
+ */
 export const invalidTextValue = (maxLength: number): fc.Arbitrary<string> =>
   fc.oneof(
     fc.constant(''),
@@ -54,6 +92,7 @@ export const invalidTextValue = (maxLength: number): fc.Arbitrary<string> =>
           fc.integer({ min: 0, max: 0x1f }),
           fc.integer({ min: 0x7f, max: 0x9f }),
           fc.integer({ min: 0xd800, max: 0xdfff }),
+          fc.constantFrom(...refusedFormatCodes),
         ),
         fc.nat(),
       )
@@ -61,7 +100,7 @@ export const invalidTextValue = (maxLength: number): fc.Arbitrary<string> =>
         const cut = at % (text.length + 1);
         return `${text.slice(0, cut)}${String.fromCharCode(code)}${text.slice(cut)}`;
       })
-      .filter((text) => controlOrSurrogate.test(text)),
+      .filter((text) => refusedCharacter.test(text)),
   );
 
 /** JSON values of the wrong type for a string field (`null` included). */
@@ -77,8 +116,11 @@ export const textField = (
   fc.oneof(
     {
       weight: 6,
-      arbitrary: validText(maxLength).chain((value) =>
-        jsonStringText(value).map((text) => ({ present: true, text, valid: true, value }) as const),
+      // The contract stores and answers the NFC form of what was sent.
+      arbitrary: validText(maxLength).chain((sent) =>
+        jsonStringText(sent).map(
+          (text) => ({ present: true, text, valid: true, value: sent.normalize('NFC') }) as const,
+        ),
       ),
     },
     {

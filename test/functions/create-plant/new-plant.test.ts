@@ -1,6 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../../functions/create-plant/errors.ts';
-import { exactInteger, parseNewPlant } from '../../../functions/create-plant/new-plant.ts';
+import {
+  exactInteger,
+  parseNewPlant,
+  plantTextPattern,
+} from '../../../functions/create-plant/new-plant.ts';
 
 const parse = (raw: string) => parseNewPlant(JSON.parse(raw), raw);
 const rejection = (raw: string) => {
@@ -100,19 +105,115 @@ describe('parseNewPlant', () => {
     [
       'a newline in the name',
       '{"id":1,"name":"a\\nb"}',
-      'name must not contain control characters or lone surrogates',
+      'name must not contain control, invisible or bidirectional formatting characters, line separators or lone surrogates',
     ],
     [
       'a NUL in the tag',
       '{"id":1,"name":"a","tag":"\\u0000"}',
-      'tag must not contain control characters or lone surrogates',
+      'tag must not contain control, invisible or bidirectional formatting characters, line separators or lone surrogates',
     ],
     [
       'a lone surrogate',
       '{"id":1,"name":"\\ud800"}',
-      'name must not contain control characters or lone surrogates',
+      'name must not contain control, invisible or bidirectional formatting characters, line separators or lone surrogates',
     ],
   ])('refuses %s with a message naming the field', (_case, raw, message) => {
     expect(rejection(raw)).toBe(message);
+  });
+});
+
+describe('parseNewPlant on what a name or tag may contain', () => {
+  // The cases spell every invisible code point as an escape, so the source shows what is sent.
+  const withName = (name: string, tag?: string) =>
+    JSON.stringify(tag === undefined ? { id: 1, name } : { id: 1, name, tag });
+  const refused = (field: string) =>
+    `${field} must not contain control, invisible or bidirectional formatting characters, line separators or lone surrogates`;
+
+  it.each([
+    ['a right-to-left override (U+202E)', 'evil\u202Etxt.exe'],
+    ['a left-to-right embedding (U+202A)', 'a\u202Ab'],
+    ['a pop directional formatting (U+202C)', 'ab\u202C'],
+    ['a right-to-left isolate (U+2067)', 'a\u2067b\u2069'],
+    ['a first strong isolate (U+2068)', '\u2068ab'],
+    ['a right-to-left mark (U+200F)', 'a\u200Fb'],
+    ['a left-to-right mark (U+200E)', 'a\u200Eb'],
+    ['an Arabic letter mark (U+061C)', '\u0628\u061C\u0628'],
+    ['a zero-width space (U+200B)', 'Fe\u200Brn'],
+    ['a word joiner (U+2060)', 'Fe\u2060rn'],
+    ['a zero-width no-break space (U+FEFF)', '\uFEFFFern'],
+    ['a soft hyphen (U+00AD)', 'Fe\u00ADrn'],
+    ['a line separator (U+2028)', 'Fern\u2028Moss'],
+    ['a paragraph separator (U+2029)', 'Fern\u2029Moss'],
+    ['a zero-width joiner inside a Latin word', 'Fe\u200Drn'],
+    ['a zero-width non-joiner inside a Latin word', 'Fe\u200Crn'],
+    ['a zero-width joiner at the start', '\u200D\u0915'],
+    ['a zero-width joiner at the end', '\u{1F469}\u200D'],
+    ['a zero-width joiner between two spaces', 'a \u200D b'],
+    ['a tag character outside a flag', 'Fern\u{E0067}\u{E0062}'],
+    ['a flag tag sequence without its cancel tag', '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}'],
+    ['an interlinear annotation anchor (U+FFF9)', 'a\uFFF9b'],
+  ])('refuses %s', (_case, name) => {
+    expect(rejection(withName(name))).toBe(refused('name'));
+    expect(rejection(withName('Fern', name))).toBe(refused('tag'));
+  });
+
+  it.each([
+    ['an emoji ZWJ sequence', '\u{1F469}\u{1F3FD}\u200D\u{1F4BB}'],
+    ['the rainbow flag (ZWJ after a variation selector)', '\u{1F3F3}\uFE0F\u200D\u{1F308}'],
+    ['a family of three', '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}'],
+    [
+      'the flag of Scotland (a tag sequence)',
+      '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}',
+    ],
+    ['a keycap', '1\uFE0F\u20E3'],
+    [
+      'a Persian word with a zero-width non-joiner',
+      '\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645',
+    ],
+    ['a Devanagari half form with a zero-width joiner', '\u0915\u094D\u200D\u0937'],
+    ['a no-break space and an ideographic space', 'Aloe\u00A0vera\u3000\u82A6\u835F'],
+  ])('accepts %s, whose format characters are part of the writing', (_case, name) => {
+    expect(parse(withName(name, name))).toStrictEqual({ id: '1', name, tag: name });
+  });
+
+  it('normalizes a name and a tag to NFC, so canonically equivalent spellings are equal', () => {
+    const decomposed = 'Cafe\u0301';
+    const composed = 'Caf\u00E9';
+
+    const plant = parse(withName(decomposed, `Ka\u0308ktus ${decomposed}`));
+
+    expect(plant).toStrictEqual({ id: '1', name: composed, tag: `K\u00E4ktus ${composed}` });
+    expect(parse(withName(composed))).toStrictEqual({ id: '1', name: composed });
+  });
+
+  it('counts the length after normalization', () => {
+    const decomposedMax = 'e\u0301'.repeat(200);
+
+    expect(parse(withName(decomposedMax)).name).toBe('\u00E9'.repeat(200));
+    expect(rejection(withName(`${decomposedMax}e\u0301`))).toBe(
+      'name must be at most 200 characters',
+    );
+  });
+});
+
+describe('plantTextPattern', () => {
+  // Clients read the rule from openapi.yaml as a plain regular expression; the validator takes a
+  // shortcut for text without format characters, which must never change its answer.
+  const documented = new RegExp(plantTextPattern.source, 'u');
+  const unit = fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: 1 }),
+    fc.string({ unit: 'binary', maxLength: 1 }),
+    fc.constantFrom('\u200C', '\u200D', '\u202E', '\u2028', '\uFE0F', '\u{1F3F4}', '\u{E0067}'),
+    fc.constantFrom('\u{E007F}', '\u{1F469}', '\u0915', '\u094D', '\u0645', 'e', '\u0301', ' '),
+  );
+
+  it('accepts exactly what the documented pattern accepts', () => {
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        const text = units.join('');
+        expect(plantTextPattern.test(text)).toBe(documented.test(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
