@@ -67,13 +67,13 @@ export class OperationalAlarms extends Construct {
     const alarms: Alarm[] = [];
     const alarm = (alarmId: string, metric: IMetric, options: AlarmShape): Alarm => {
       const created = new Alarm(this, alarmId, {
-          metric,
-          threshold: options.threshold,
-          comparisonOperator: options.comparisonOperator,
-          evaluationPeriods: options.evaluationPeriods ?? 1,
-          datapointsToAlarm: options.datapointsToAlarm ?? 1,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-          alarmDescription: options.description,
+        metric,
+        threshold: options.threshold,
+        comparisonOperator: options.comparisonOperator,
+        evaluationPeriods: options.evaluationPeriods ?? 1,
+        datapointsToAlarm: options.datapointsToAlarm ?? 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: options.description,
       });
       alarms.push(created);
       return created;
@@ -165,15 +165,19 @@ export class OperationalAlarms extends Construct {
     // failures to responses) is not a Lambda error, only an API 5xx. At a 10 % canary, a version
     // that fails every request makes about 10 % of answers 5xx, above the 5 % threshold; two bad
     // minutes of three keep a single unlucky minute at low traffic from rolling back.
-    const rollbackOnServerErrors = alarm('DeploymentApi5xxRate', serverErrorRate(deploymentPeriod), {
-      threshold: serverErrorRatePercent,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      description:
-        'More than the allowed share of POST /plants answers were 5xx in two of the last three ' +
-        'minutes. During a traffic shift, CodeDeploy rolls the live alias back.',
-    });
+    const rollbackOnServerErrors = alarm(
+      'DeploymentApi5xxRate',
+      serverErrorRate(deploymentPeriod),
+      {
+        threshold: serverErrorRatePercent,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        description:
+          'More than the allowed share of POST /plants answers were 5xx in two of the last three ' +
+          'minutes. During a traffic shift, CodeDeploy rolls the live alias back.',
+      },
+    );
     this.rollbackAlarms = [rollbackOnVersionErrors, rollbackOnServerErrors];
 
     this.alarms = alarms;
