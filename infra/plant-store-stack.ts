@@ -3,16 +3,18 @@ import { Aws, CfnOutput, Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
 import { CreatePlantFunction } from './constructs/create-plant-function.ts';
+import { GradualDeployment } from './constructs/gradual-deployment.ts';
 import { MachineAuth } from './constructs/machine-auth.ts';
 import { OperationalAlarms } from './constructs/operational-alarms.ts';
 import { OperationsDashboard } from './constructs/operations-dashboard.ts';
 import { PlantsHttpApi } from './constructs/plants-http-api.ts';
 import { PlantsTable } from './constructs/plants-table.ts';
 import { stackInstanceId } from './constructs/stack-instance-id.ts';
-import { defaultDomainPrefixStem } from './stage-config.ts';
+import type { DeploymentConfigName } from './stage-config.ts';
+import { defaultDeploymentConfig, defaultDomainPrefixStem } from './stage-config.ts';
 
 export interface PlantStoreStackProps extends StackProps {
-  /** The deployment's name (`dev`, `prod`); it only feeds the Cognito domain prefix default. */
+  /** The deployment's name (`dev`, `prod`): it feeds the Cognito domain prefix and shift defaults. */
   readonly stage: string;
   /**
    * Trust this OIDC issuer (Auth0, Entra ID, Okta) instead of creating a Cognito user pool.
@@ -32,6 +34,11 @@ export interface PlantStoreStackProps extends StackProps {
   readonly throttlingRateLimit?: number;
   /** @default 200 */
   readonly throttlingBurstLimit?: number;
+  /**
+   * How CodeDeploy moves the `live` alias to a newly published version.
+   * @default `defaultDeploymentConfig(stage)`: all at once for `dev`, else a 10 % canary for 5 minutes
+   */
+  readonly deploymentConfig?: DeploymentConfigName;
 }
 
 /**
@@ -62,16 +69,24 @@ export class PlantStoreStack extends Stack {
     const createPlant = new CreatePlantFunction(this, 'CreatePlant', { table, tokenIssuer });
 
     const http = new PlantsHttpApi(this, 'Http', {
-      createPlantFunction: createPlant.function,
+      createPlantFunction: createPlant.alias,
       throttlingRateLimit: props.throttlingRateLimit,
       throttlingBurstLimit: props.throttlingBurstLimit,
     });
 
-    new OperationalAlarms(this, 'Alarms', {
+    const alarms = new OperationalAlarms(this, 'Alarms', {
       function: createPlant.function,
+      alias: createPlant.alias,
+      deployedVersion: createPlant.version,
       api: http.api,
       table,
       alarmEmail: props.alarmEmail,
+    });
+
+    new GradualDeployment(this, 'Deployment', {
+      alias: createPlant.alias,
+      deploymentConfig: props.deploymentConfig ?? defaultDeploymentConfig(props.stage),
+      rollbackAlarms: alarms.rollbackAlarms,
     });
 
     new OperationsDashboard(this, 'Operations', {

@@ -14,6 +14,7 @@ import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
  * | `authDomainPrefix` | the Cognito domain prefix | `plants-<stage>-<stack instance id>` |
  * | `throttleRateLimit` | stage steady-state requests per second | 100 |
  * | `throttleBurstLimit` | stage burst | 200 |
+ * | `deploymentConfig` | how CodeDeploy shifts traffic to a new version (`deploymentConfigNames`) | `AllAtOnce` for `dev`, else `Canary10Percent5Minutes` |
  */
 export interface StageConfig {
   readonly stage: string;
@@ -22,6 +23,33 @@ export interface StageConfig {
   readonly authDomainPrefix?: string;
   readonly throttlingRateLimit?: number;
   readonly throttlingBurstLimit?: number;
+  readonly deploymentConfig: DeploymentConfigName;
+}
+
+/**
+ * CodeDeploy's predefined Lambda traffic shifts, named as AWS names them without the
+ * `CodeDeployDefault.Lambda` prefix: a canary moves 10 % first and the rest after the interval,
+ * linear moves 10 % every interval, all-at-once moves everything at once.
+ */
+export const deploymentConfigNames = [
+  'AllAtOnce',
+  'Canary10Percent5Minutes',
+  'Canary10Percent10Minutes',
+  'Canary10Percent15Minutes',
+  'Canary10Percent30Minutes',
+  'Linear10PercentEvery1Minute',
+  'Linear10PercentEvery2Minutes',
+  'Linear10PercentEvery3Minutes',
+  'Linear10PercentEvery10Minutes',
+] as const;
+export type DeploymentConfigName = (typeof deploymentConfigNames)[number];
+
+/**
+ * A developer's stage takes a release at once, so a push is testable a minute later; every other
+ * stage gets the smallest canary that still sees real traffic before the rest follows.
+ */
+export function defaultDeploymentConfig(stage: string): DeploymentConfigName {
+  return stage === 'dev' ? 'AllAtOnce' : 'Canary10Percent5Minutes';
 }
 
 export type ContextReader = (key: string) => unknown;
@@ -74,7 +102,20 @@ export function readStageConfig(context: ContextReader): StageConfig {
     authDomainPrefix,
     throttlingRateLimit: positiveInteger(context, 'throttleRateLimit'),
     throttlingBurstLimit: positiveInteger(context, 'throttleBurstLimit'),
+    deploymentConfig: readDeploymentConfig(context, stage),
   };
+}
+
+function readDeploymentConfig(context: ContextReader, stage: string): DeploymentConfigName {
+  const name = text(context, 'deploymentConfig');
+  if (name === undefined) return defaultDeploymentConfig(stage);
+  const known = deploymentConfigNames.find((each) => each === name);
+  if (known === undefined) {
+    throw new StageConfigError(
+      `context "deploymentConfig" must be one of ${deploymentConfigNames.join(', ')}: ${name}`,
+    );
+  }
+  return known;
 }
 
 /**

@@ -3,8 +3,9 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IFunction, IVersion } from 'aws-cdk-lib/aws-lambda';
 import {
+  Alias,
   ApplicationLogLevel,
   Architecture,
   LoggingFormat,
@@ -49,13 +50,21 @@ export interface CreatePlantFunctionProps {
   readonly logRetention?: RetentionDays;
 }
 
+/** The alias callers invoke; CodeDeploy moves it from one published version to the next. */
+export const liveAliasName = 'live';
+
 /**
  * The create-plant Lambda function: Node 24 on arm64, bundled locally by esbuild with the shared
  * options, JSON logs, active tracing, and a role that can only write its log group, send traces,
- * and put and get items in the plants table.
+ * and put and get items in the plants table. Every deploy that changes it publishes a version,
+ * and callers reach it through the alias `live`, never through `$LATEST`.
  */
 export class CreatePlantFunction extends Construct {
   readonly function: IFunction;
+  /** The version this deploy published: the one a traffic shift moves `live` to. */
+  readonly version: IVersion;
+  /** `live`: what the HTTP API invokes. */
+  readonly alias: Alias;
   readonly role: IRole;
   readonly logGroup: ILogGroup;
 
@@ -103,6 +112,11 @@ export class CreatePlantFunction extends Construct {
       },
     });
     this.function = fn;
+    // currentVersion hashes the function's configuration and code, so a deploy that changes
+    // either publishes a new version and one that changes neither publishes none. Old versions are
+    // kept (RETAIN): a rollback moves the alias back to one of them.
+    this.version = fn.currentVersion;
+    this.alias = new Alias(this, 'LiveAlias', { aliasName: liveAliasName, version: this.version });
 
     this.logGroup.grantWrite(role);
     // Exactly the two calls the handler's store makes, on this one table; not grantReadWriteData,

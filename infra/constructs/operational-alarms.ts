@@ -5,13 +5,14 @@ import {
   Alarm,
   ComparisonOperator,
   MathExpression,
+  Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IAlias, IFunction, IVersion } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -20,6 +21,10 @@ import { tableThrottledRequests } from './table-metrics.ts';
 
 export interface OperationalAlarmsProps {
   readonly function: IFunction;
+  /** The alias the API invokes; a traffic shift moves it to `deployedVersion`. */
+  readonly alias: IAlias;
+  /** The version this deploy publishes: the rollback alarms watch its own errors. */
+  readonly deployedVersion: IVersion;
   readonly api: IHttpApi;
   readonly table: ITable;
   /**
@@ -40,6 +45,8 @@ export interface OperationalAlarmsProps {
 }
 
 const period = Duration.minutes(5);
+/** Short enough that a rollback alarm can fire inside a 5-minute canary, twice over. */
+const deploymentPeriod = Duration.minutes(1);
 
 /**
  * The alarms that should wake an operator: the function failing or throttled, clients getting
@@ -47,7 +54,10 @@ const period = Duration.minutes(5);
  * three, and none fires on silence: an idle API has no datapoints, and that is not an incident.
  */
 export class OperationalAlarms extends Construct {
+  /** Every alarm, the rollback alarms included; with alarmEmail, each notifies the topic. */
   readonly alarms: readonly IAlarm[];
+  /** The alarms that roll a traffic shift back when they fire during it. */
+  readonly rollbackAlarms: readonly IAlarm[];
   readonly topic?: ITopic;
 
   constructor(scope: Construct, id: string, props: OperationalAlarmsProps) {
@@ -55,18 +65,18 @@ export class OperationalAlarms extends Construct {
     const { function: fn, api, table } = props;
 
     const alarms: Alarm[] = [];
-    const alarm = (alarmId: string, metric: IMetric, options: AlarmShape): void => {
-      alarms.push(
-        new Alarm(this, alarmId, {
-          metric,
-          threshold: options.threshold,
-          comparisonOperator: options.comparisonOperator,
-          evaluationPeriods: options.evaluationPeriods ?? 1,
-          datapointsToAlarm: options.datapointsToAlarm ?? 1,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-          alarmDescription: options.description,
-        }),
-      );
+    const alarm = (alarmId: string, metric: IMetric, options: AlarmShape): Alarm => {
+      const created = new Alarm(this, alarmId, {
+        metric,
+        threshold: options.threshold,
+        comparisonOperator: options.comparisonOperator,
+        evaluationPeriods: options.evaluationPeriods ?? 1,
+        datapointsToAlarm: options.datapointsToAlarm ?? 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: options.description,
+      });
+      alarms.push(created);
+      return created;
     };
 
     // The handler turns every expected failure into a response, so a Lambda error means a crash,
@@ -86,17 +96,19 @@ export class OperationalAlarms extends Construct {
     });
 
     // A rate, not a count, so that the threshold means the same at 1 and at 1000 requests/s.
-    const serverErrorRate = new MathExpression({
-      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
-      usingMetrics: {
-        errors: api.metricServerError({ period, statistic: Stats.SUM }),
-        requests: api.metricCount({ period, statistic: Stats.SUM }),
-      },
-      period,
-      label: 'API 5xx rate (%)',
-    });
-    alarm('Api5xxRate', serverErrorRate, {
-      threshold: props.serverErrorRatePercent ?? 5,
+    const serverErrorRate = (ratePeriod: Duration) =>
+      new MathExpression({
+        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        usingMetrics: {
+          errors: api.metricServerError({ period: ratePeriod, statistic: Stats.SUM }),
+          requests: api.metricCount({ period: ratePeriod, statistic: Stats.SUM }),
+        },
+        period: ratePeriod,
+        label: 'API 5xx rate (%)',
+      });
+    const serverErrorRatePercent = props.serverErrorRatePercent ?? 5;
+    alarm('Api5xxRate', serverErrorRate(period), {
+      threshold: serverErrorRatePercent,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
@@ -122,6 +134,51 @@ export class OperationalAlarms extends Construct {
         'DynamoDB throttled PutItem or GetItem on the plants table (hot key or account limit); ' +
         'the function retries, then answers 503.',
     });
+
+    // The rollback alarms. The paging alarms above need 5 to 15 minutes of data, longer than a
+    // canary lasts, so these read 1-minute periods. CodeDeploy watches them only while it shifts
+    // traffic, and rolls back when one is in ALARM.
+    //
+    // The deployed version's own errors: Lambda counts the invocations of a weighted alias by
+    // ExecutedVersion, so a bad canary is caught by its errors alone, whatever the old version
+    // does meanwhile. The dimension follows the version this deploy publishes.
+    const { alias, deployedVersion } = props;
+    const deployedVersionErrors = new Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'Errors',
+      dimensionsMap: {
+        FunctionName: fn.functionName,
+        Resource: `${fn.functionName}:${alias.aliasName}`,
+        ExecutedVersion: deployedVersion.version,
+      },
+      statistic: Stats.SUM,
+      period: deploymentPeriod,
+    });
+    const rollbackOnVersionErrors = alarm('DeployedVersionErrors', deployedVersionErrors, {
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      description:
+        'The create-plant version being deployed threw, timed out or failed to start. During a ' +
+        'traffic shift, CodeDeploy rolls the live alias back to the previous version.',
+    });
+    // What callers see: a release that answers 500s without crashing (the handler maps its own
+    // failures to responses) is not a Lambda error, only an API 5xx. At a 10 % canary, a version
+    // that fails every request makes about 10 % of answers 5xx, above the 5 % threshold; two bad
+    // minutes of three keep a single unlucky minute at low traffic from rolling back.
+    const rollbackOnServerErrors = alarm(
+      'DeploymentApi5xxRate',
+      serverErrorRate(deploymentPeriod),
+      {
+        threshold: serverErrorRatePercent,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        description:
+          'More than the allowed share of POST /plants answers were 5xx in two of the last three ' +
+          'minutes. During a traffic shift, CodeDeploy rolls the live alias back.',
+      },
+    );
+    this.rollbackAlarms = [rollbackOnVersionErrors, rollbackOnServerErrors];
 
     this.alarms = alarms;
 

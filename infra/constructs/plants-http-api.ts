@@ -16,7 +16,10 @@ import { Construct } from 'constructs';
 import { stackInstanceId } from './stack-instance-id.ts';
 
 export interface PlantsHttpApiProps {
-  /** Answers `POST /plants` with a payload 2.0 proxy integration. */
+  /**
+   * Answers `POST /plants` with a payload 2.0 proxy integration: the function's `live` alias, so
+   * that CodeDeploy decides which version serves each request.
+   */
   readonly createPlantFunction: IFunction;
   /**
    * Steady-state requests per second the stage admits before answering 429.

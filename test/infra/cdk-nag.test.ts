@@ -52,6 +52,7 @@ describe('cdk-nag AwsSolutions on PlantStoreStack', () => {
       [
         'Alarms/AlarmTopic AwsSolutions-SNS2',
         'CreatePlant/Role AwsSolutions-IAM5[Resource::*]',
+        'Deployment/DeploymentGroup AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
         'Http/Api/POST--plants AwsSolutions-APIG4',
         'MachineAuth/UserPool AwsSolutions-COG2',
         'MachineAuth/UserPool AwsSolutions-COG3',

@@ -15,7 +15,21 @@ describe('readStageConfig', () => {
       authDomainPrefix: undefined,
       throttlingRateLimit: undefined,
       throttlingBurstLimit: undefined,
+      deploymentConfig: 'AllAtOnce',
     });
+  });
+
+  it.each([
+    ['dev', {}, 'AllAtOnce'],
+    ['any other stage', { stage: 'prod' }, 'Canary10Percent5Minutes'],
+    ['a stage that asks for it', { stage: 'prod', deploymentConfig: 'AllAtOnce' }, 'AllAtOnce'],
+    [
+      'dev when asked for a canary',
+      { deploymentConfig: 'Linear10PercentEvery1Minute' },
+      'Linear10PercentEvery1Minute',
+    ],
+  ])('shifts traffic for %s with %o as %s', (_who, context, expected) => {
+    expect(readStageConfig(from(context)).deploymentConfig).toBe(expected);
   });
 
   it('reads every key, parsing `-c` strings into numbers', () => {
@@ -65,6 +79,8 @@ describe('readStageConfig', () => {
     [{ authDomainPrefix: 'Plants' }, /"authDomainPrefix"/],
     [{ throttleRateLimit: '0' }, /"throttleRateLimit"/],
     [{ throttleBurstLimit: 'many' }, /"throttleBurstLimit"/],
+    [{ deploymentConfig: 'Canary10Percent5Minute' }, /"deploymentConfig" must be one of/],
+    [{ deploymentConfig: 'CodeDeployDefault.LambdaAllAtOnce' }, /"deploymentConfig"/],
     [{ authIssuer: 'https://issuer.example.com' }, /"authAudience" is required/],
     [{ authIssuer: 'http://issuer.example.com', authAudience: 'plants' }, /https URL/],
     [{ authIssuer: 'https://i.example.com', authAudience: 'p', authJwksUrl: 'x' }, /"authJwksUrl"/],

@@ -1,0 +1,58 @@
+import { type ContextReader, StageConfigError } from './stage-config.ts';
+
+/**
+ * The CI stack's settings, read from CDK context; without `githubRepo` there is no CI stack.
+ *
+ * | key | meaning | default |
+ * |---|---|---|
+ * | `githubRepo` | `owner/name` of the repository whose workflows may deploy | no CI stack |
+ * | `githubEnvironments` | comma list of its GitHub environments that may deploy | `prod` |
+ * | `githubOidcProviderArn` | an existing GitHub OIDC provider in the account, instead of a new one | a new one |
+ */
+export interface CiConfig {
+  readonly repository: string;
+  readonly environments: readonly string[];
+  readonly existingOidcProviderArn?: string;
+}
+
+/** GitHub's own rules for owner and repository names. */
+const repositoryPattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
+const environmentPattern = /^[A-Za-z0-9._-]{1,255}$/;
+const oidcProviderArnPattern =
+  /^arn:aws[a-z-]*:iam::\d{12}:oidc-provider\/token\.actions\.githubusercontent\.com$/;
+
+export function readCiConfig(context: ContextReader): CiConfig | undefined {
+  const repository = text(context, 'githubRepo');
+  if (repository === undefined) return undefined;
+  if (!repositoryPattern.test(repository) || repository.endsWith('/..')) {
+    throw new StageConfigError(`context "githubRepo" must be owner/name: ${repository}`);
+  }
+  const environments = (text(context, 'githubEnvironments') ?? 'prod')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of environments) {
+    if (!environmentPattern.test(name)) {
+      throw new StageConfigError(
+        `context "githubEnvironments" must be a comma list of environment names: ${name}`,
+      );
+    }
+  }
+  const existingOidcProviderArn = text(context, 'githubOidcProviderArn');
+  if (
+    existingOidcProviderArn !== undefined &&
+    !oidcProviderArnPattern.test(existingOidcProviderArn)
+  ) {
+    throw new StageConfigError(
+      `context "githubOidcProviderArn" must be the ARN of the token.actions.githubusercontent.com provider: ${existingOidcProviderArn}`,
+    );
+  }
+  return { repository, environments, existingOidcProviderArn };
+}
+
+function text(context: ContextReader, key: string): string | undefined {
+  const value = context(key);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new StageConfigError(`context "${key}" must be a string`);
+  return value.trim() === '' ? undefined : value.trim();
+}

@@ -1,0 +1,220 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { readCiConfig } from '../../infra/ci-config.ts';
+import { PlantStoreCiStack, type PlantStoreCiStackProps } from '../../infra/ci-stack.ts';
+import { StageConfigError } from '../../infra/stage-config.ts';
+
+type Statement = {
+  Action: string | string[];
+  Effect: string;
+  Resource?: unknown;
+  Principal?: unknown;
+  Condition?: unknown;
+};
+
+const repository = 'acme/plant-store';
+
+function synthCi(
+  props: Partial<PlantStoreCiStackProps> = {},
+  context: Record<string, unknown> = {},
+): { app: App; stack: PlantStoreCiStack; template: Template } {
+  const app = new App({ context });
+  const stack = new PlantStoreCiStack(app, 'PlantStore-ci', {
+    repository,
+    environments: ['prod'],
+    ...props,
+  });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+type Resource = { Properties: Record<string, unknown> };
+const only = (template: Template, type: string): [string, Resource] => {
+  const entries = Object.entries(template.findResources(type));
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, Resource];
+};
+
+/** An ARN built with Fn::Join of strings and pseudo parameters, as text: `<AWS::AccountId>`. */
+const arnText = (value: unknown): string => {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (join) return join[1].map(arnText).join(join[0]);
+  return `<${(value as { Ref: string }).Ref}>`;
+};
+
+const trustStatements = (template: Template): Statement[] =>
+  (
+    only(template, 'AWS::IAM::Role')[1].Properties.AssumeRolePolicyDocument as {
+      Statement: Statement[];
+    }
+  ).Statement;
+const policyStatements = (template: Template): Statement[] =>
+  Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+    (policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+  );
+
+describe('PlantStoreCiStack OIDC provider', () => {
+  it("is GitHub's, native (AWS::IAM::OIDCProvider, no custom resource), for the STS audience", () => {
+    const { template } = synthCi();
+    template.resourceCountIs('AWS::IAM::OIDCProvider', 1);
+    template.hasResourceProperties('AWS::IAM::OIDCProvider', {
+      Url: 'https://token.actions.githubusercontent.com',
+      ClientIdList: ['sts.amazonaws.com'],
+    });
+    template.resourceCountIs('AWS::Lambda::Function', 0);
+    template.resourceCountIs('Custom::AWSCDKOpenIdConnectProvider', 0);
+  });
+
+  it('reuses an existing provider when its ARN is given', () => {
+    const existing = 'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com';
+    const { template } = synthCi({ existingOidcProviderArn: existing });
+    template.resourceCountIs('AWS::IAM::OIDCProvider', 0);
+    expect(trustStatements(template)[0]?.Principal).toEqual({ Federated: existing });
+  });
+});
+
+describe('PlantStoreCiStack deploy role trust', () => {
+  it("trusts only the repository's main branch and its prod environment, audience sts.amazonaws.com", () => {
+    const { template } = synthCi();
+    const [providerId] = only(template, 'AWS::IAM::OIDCProvider');
+    expect(trustStatements(template)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRoleWithWebIdentity',
+        Principal: { Federated: { Ref: providerId } },
+        Condition: {
+          StringEquals: {
+            'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
+            'token.actions.githubusercontent.com:sub': [
+              'repo:acme/plant-store:ref:refs/heads/main',
+              'repo:acme/plant-store:environment:prod',
+            ],
+          },
+        },
+      },
+    ]);
+  });
+
+  it('lists each environment it is given, exactly, with no wildcard', () => {
+    const { template } = synthCi({ environments: ['staging', 'prod'] });
+    const condition = trustStatements(template)[0]?.Condition as {
+      StringEquals: Record<string, string[]>;
+    };
+    expect(condition.StringEquals['token.actions.githubusercontent.com:sub']).toEqual([
+      'repo:acme/plant-store:ref:refs/heads/main',
+      'repo:acme/plant-store:environment:staging',
+      'repo:acme/plant-store:environment:prod',
+    ]);
+    expect(JSON.stringify(trustStatements(template))).not.toContain('*');
+  });
+});
+
+describe('PlantStoreCiStack deploy role permissions', () => {
+  it('may assume only the CDK bootstrap roles of this account and region, and has no managed policy', () => {
+    const { template } = synthCi();
+    const [, role] = only(template, 'AWS::IAM::Role');
+    expect(role.Properties).not.toHaveProperty('ManagedPolicyArns');
+    const assume = policyStatements(template).filter((statement) =>
+      [statement.Action].flat().some((action) => action.startsWith('sts:')),
+    );
+    expect(assume).toHaveLength(1);
+    const [statement] = assume as [Statement];
+    expect(statement.Action).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+    expect((statement.Resource as unknown[]).map(arnText)).toEqual(
+      ['deploy', 'file-publishing', 'lookup'].map(
+        (kind) =>
+          `arn:<AWS::Partition>:iam::<AWS::AccountId>:role/cdk-hnb659fds-${kind}-role-<AWS::AccountId>-<AWS::Region>`,
+      ),
+    );
+  });
+
+  it('otherwise may only read user pool clients in this account and region, for the smoke test', () => {
+    const { template } = synthCi();
+    const rest = policyStatements(template).filter(
+      (statement) => ![statement.Action].flat().some((action) => action.startsWith('sts:')),
+    );
+    expect(rest.map((statement) => [statement.Action, arnText(statement.Resource)])).toEqual([
+      [
+        'cognito-idp:DescribeUserPoolClient',
+        'arn:<AWS::Partition>:cognito-idp:<AWS::Region>:<AWS::AccountId>:userpool/*',
+      ],
+    ]);
+    for (const statement of policyStatements(template)) expect(statement.Effect).toBe('Allow');
+  });
+
+  it("follows the bootstrap qualifier of the app's context", () => {
+    const { template } = synthCi({}, { '@aws-cdk/core:bootstrapQualifier': 'plants01' });
+    expect(JSON.stringify(policyStatements(template))).toContain('cdk-plants01-deploy-role-');
+    expect(JSON.stringify(policyStatements(template))).not.toContain('hnb659fds');
+  });
+
+  it('outputs the role ARN for the repository variable', () => {
+    const { template } = synthCi();
+    const [roleId] = only(template, 'AWS::IAM::Role');
+    template.hasOutput('DeployRoleArn', { Value: { 'Fn::GetAtt': [roleId, 'Arn'] } });
+  });
+});
+
+describe('PlantStoreCiStack cdk-nag', () => {
+  it('finds no unacknowledged error or warning', () => {
+    const { stack } = synthCi();
+    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+  });
+
+  it('lets the app synthesize with the pack registered, as `cdk synth` does', () => {
+    const { app } = synthCi();
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).not.toThrow();
+  });
+});
+
+describe('readCiConfig', () => {
+  const from =
+    (context: Record<string, unknown>) =>
+    (key: string): unknown =>
+      context[key];
+
+  it('asks for no CI stack without githubRepo', () => {
+    expect(readCiConfig(from({}))).toBeUndefined();
+  });
+
+  it('reads the repository, the environments (default prod) and an existing provider', () => {
+    expect(readCiConfig(from({ githubRepo: repository }))).toEqual({
+      repository,
+      environments: ['prod'],
+      existingOidcProviderArn: undefined,
+    });
+    const existing = 'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com';
+    expect(
+      readCiConfig(
+        from({
+          githubRepo: repository,
+          githubEnvironments: 'staging, prod',
+          githubOidcProviderArn: existing,
+        }),
+      ),
+    ).toEqual({ repository, environments: ['staging', 'prod'], existingOidcProviderArn: existing });
+  });
+
+  it.each([
+    [{ githubRepo: 'plant-store' }, /"githubRepo"/],
+    [{ githubRepo: 'acme/plant-store/extra' }, /"githubRepo"/],
+    [{ githubRepo: 'acme/*' }, /"githubRepo"/],
+    [{ githubRepo: 'acme/..' }, /"githubRepo"/],
+    [{ githubRepo: repository, githubEnvironments: 'prod,*' }, /"githubEnvironments"/],
+    [{ githubRepo: repository, githubEnvironments: 'pr:od' }, /"githubEnvironments"/],
+    [
+      {
+        githubRepo: repository,
+        githubOidcProviderArn: 'arn:aws:iam::123456789012:oidc-provider/example.com',
+      },
+      /"githubOidcProviderArn"/,
+    ],
+  ])('rejects %o at synth, naming the key', (context, message) => {
+    expect(() => readCiConfig(from(context))).toThrow(StageConfigError);
+    expect(() => readCiConfig(from(context))).toThrow(message);
+  });
+});
