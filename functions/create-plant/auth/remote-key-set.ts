@@ -15,6 +15,12 @@ export type RemoteKeySetOptions = {
   readonly cooldownMs: number;
   /** A set older than this is refetched before use. */
   readonly cacheMaxAgeMs: number;
+  /**
+   * Start fetching the set now, not on the first token: a cold start then fetches it during
+   * init, concurrently with opening the DynamoDB connection. Never awaited and never thrown: a
+   * failed prefetch only means the first token fetches. @default false
+   */
+  readonly prefetch?: boolean;
 };
 
 export type RemoteKeySet = (
@@ -49,6 +55,7 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
       });
     return pending;
   };
+  if (options.prefetch) reload().catch(() => {});
 
   return async (protectedHeader, token) => {
     const keys =
