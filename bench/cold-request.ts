@@ -127,7 +127,9 @@ export async function measureColdRequests(
         const profile = variant === 'shipped' && options.cpuProfileDir;
         const fn = await startLambdaProcess({
           env,
-          execArgv: profile ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [],
+          execArgv: profile
+            ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${options.cpuProfileDir}`]
+            : [],
         });
         try {
           const id = String(nextId++);

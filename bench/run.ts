@@ -29,6 +29,8 @@ const { values: flags } = parseArgs({
     rtt: { type: 'string', multiple: true, default: ['0', '10'] },
     /** Profile each shipped cold-request process (`--cpu-prof`) into this folder. */
     'cpu-prof-dir': { type: 'string' },
+    /** Print the cold-request table and stop: for iterating on the cold start. */
+    'cold-request-only': { type: 'boolean', default: false },
     'cold-runs': { type: 'string', default: '21' },
     'warm-requests': { type: 'string', default: '3000' },
     'warm-rounds': { type: 'string', default: '3' },
@@ -166,6 +168,14 @@ try {
     log,
     ...(flags['cpu-prof-dir'] ? { cpuProfileDir: path.resolve(flags['cpu-prof-dir']) } : {}),
   });
+
+  if (flags['cold-request-only']) {
+    process.stdout.write(`\n${coldRequestTable(coldRequests).join('\n')}\n\n`);
+    store.stop();
+    await issuer.close();
+    await rm(scratch, { recursive: true, force: true });
+    process.exit(0);
+  }
 
   const token = await issuer.mint({ expiresIn: 3600 });
   const env: NodeJS.ProcessEnv = {
