@@ -61,31 +61,39 @@ export function keepAliveAgent(url: URL, maxSockets: number): http.Agent {
 type ConnectionFactory = (options: object, callback?: unknown) => Socket;
 
 /**
- * Opens one connection to `url` now (TCP, then TLS for https) and gives it to the agent's first
- * request, so a cold start's handshake runs while the rest of the container starts instead of in
- * front of the first call. It never fails or delays anything: a connection that fails is dropped
- * and the first request opens its own; one still handshaking is handed over as the agent's own
- * new connections are, and the request's deadline applies to it.
+ * Opens one connection to `url` (TCP, then TLS for https) as soon as the module that asks has
+ * finished loading, and gives it to the agent's first request: a cold start's handshake then runs
+ * while the runtime fetches the first event and the JWKS is fetched, instead of in front of the
+ * first call. It is deferred to the next turn of the event loop so that loading the module stays
+ * cheap. It never fails or delays anything: a connection that fails is dropped and the first
+ * request opens its own; one still handshaking is handed over as the agent's own new connections
+ * are, and the request's deadline applies to it.
  */
 export function preconnect(agent: http.Agent, url: URL): void {
   const own = agent as unknown as { createConnection: ConnectionFactory };
   const createConnection = own.createConnection;
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const socket = createConnection.call(agent, {
-    host: hostname,
-    port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
-    // SNI carries host names only (RFC 6066), as the agent itself sends it.
-    ...(isIP(hostname) === 0 ? { servername: hostname } : {}),
-  });
-  socket.on('error', () => {});
-  // An idle container may end; the open connection must not keep it alive.
-  socket.unref();
+  let opened: Socket | undefined;
+  let used = false;
   own.createConnection = function firstConnection(this: http.Agent, options, callback) {
     own.createConnection = createConnection;
-    if (socket.destroyed) return createConnection.call(this, options, callback);
-    socket.ref();
-    return socket;
+    used = true;
+    if (!opened || opened.destroyed) return createConnection.call(this, options, callback);
+    opened.ref();
+    return opened;
   };
+  setImmediate(() => {
+    if (used) return;
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    opened = createConnection.call(agent, {
+      host: hostname,
+      port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+      // SNI carries host names only (RFC 6066), as the agent itself sends it.
+      ...(isIP(hostname) === 0 ? { servername: hostname } : {}),
+    });
+    opened.on('error', () => {});
+    // An idle container may end; a connection no request has used must not keep it alive.
+    opened.unref();
+  });
 }
 
 const transportFor = (url: URL) => (url.protocol === 'http:' ? http : https);

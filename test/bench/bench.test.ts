@@ -71,7 +71,8 @@ describe('npm run bench', () => {
     const [coldRequest] = report.coldRequest;
     for (const figures of Object.values(coldRequest?.variants ?? {})) {
       expect(figures.runs).toBe(1);
-      expect(figures.totalMs).toBeCloseTo(figures.initMs + figures.firstInvokeMs, 0);
+      // Process start to the answer: init, the hand-over of the event, then the first invoke.
+      expect(figures.totalMs).toBeGreaterThanOrEqual(figures.initMs + figures.firstInvokeMs - 0.2);
     }
     // The shipped asset reached both TLS endpoints; BARE only DynamoDB; FLOOR nothing.
     expect(coldRequest?.variants.shipped.connections).toBe(2);

@@ -16,8 +16,9 @@ export type RemoteKeySetOptions = {
   /** A set older than this is refetched before use. */
   readonly cacheMaxAgeMs: number;
   /**
-   * Start fetching the set now, not on the first token: a cold start then fetches it during
-   * init, concurrently with opening the DynamoDB connection. Never awaited and never thrown: a
+   * Start fetching the set once the creating module has loaded (the next turn of the event
+   * loop), not on the first token: a cold start then fetches it while the runtime gets the first
+   * event, concurrently with opening the DynamoDB connection. Never awaited and never thrown: a
    * failed prefetch only means the first token fetches. @default false
    */
   readonly prefetch?: boolean;
@@ -55,7 +56,11 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
       });
     return pending;
   };
-  if (options.prefetch) reload().catch(() => {});
+  if (options.prefetch) {
+    setImmediate(() => {
+      if (local === undefined) reload().catch(() => {});
+    });
+  }
 
   return async (protectedHeader, token) => {
     const keys =
