@@ -400,11 +400,21 @@ try {
   process.stdout.write(`${lines.join('\n')}\n\n`);
 
   const chart = renderChart(
-    'Plant Store API: cold init and warm CPU per request',
+    'Plant Store API: cold request, cold init and warm CPU per request',
     `node ${process.version}, esbuild ${esbuildVersion}, ${report.machine.cpus} cores, ${report.generatedAt.slice(0, 10)}; medians, lower is better`,
     [
+      ...coldRequests.map((figure) => ({
+        title: `Cold request over TLS, ${figure.rttMs} ms RTT: process start to the first answer`,
+        unit: 'ms',
+        bars: (['floor', 'bare', 'shipped'] as const).map((variant) => ({
+          label: { floor: 'FLOOR', bare: 'BARE (AWS SDK v3)', shipped: 'shipped' }[variant],
+          value: figure.variants[variant].totalMs,
+          note: `  init ${figure.variants[variant].initMs.toFixed(0)} + first invoke ${figure.variants[variant].firstInvokeMs.toFixed(0)}${variant === 'shipped' ? `, ${figure.shippedOverBare.toFixed(2)}x BARE` : ''}`,
+          highlight: variant === 'shipped',
+        })),
+      })),
       {
-        title: 'Cold init, fresh process to module evaluated',
+        title: 'Import-only cold init, fresh process to module evaluated',
         unit: 'ms',
         bars: report.cold.map((figure) => ({
           label: figure.label,
