@@ -15,12 +15,16 @@ import { createDynamoDbPlantStore } from './store/dynamodb-plant-store.ts';
  */
 const config = loadConfig(process.env);
 
+// The key set first: it is on the first request's critical path (three round trips, then the
+// verdict), while the DynamoDB connection has a round trip to spare.
+const verifyToken = createJwtVerifier(config.auth, { prefetchKeys: true });
+
 export const handler = makeHandler({
   store: createDynamoDbPlantStore(
     createDynamoDbClient({ ...config.dynamodb, preconnect: true }),
     config.tableName,
   ),
-  verifyToken: createJwtVerifier(config.auth, { prefetchKeys: true }),
+  verifyToken,
   requiredScope: config.auth.requiredScope,
   service: config.functionName,
 });
