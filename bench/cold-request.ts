@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -10,7 +11,7 @@ import { evaluateEnvironment } from '../fixtures/cloudformation.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../fixtures/https-endpoint.ts';
 import { lambdaEnvironment } from '../fixtures/lambda-environment.ts';
 import { type InvokeResult, startLambdaProcess } from '../fixtures/lambda-process.ts';
-import { createThrowawayCa } from '../fixtures/throwaway-ca.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../fixtures/throwaway-ca.ts';
 import payloadV2Event from '../test/support/payload-v2-event.json' with { type: 'json' };
 import type { TestIssuer } from '../test/support/test-issuer.ts';
 import type { BuiltBundle } from './bundles.ts';
@@ -93,6 +94,21 @@ export async function measureColdRequests(
     bare: { ...shipped, assetDir: path.dirname(options.references.bare.file) },
   };
   const ca = await createThrowawayCa();
+  try {
+    return await measureEachRtt(options, shipped, assetOf, ca);
+  } finally {
+    await rm(assembly.outdir, { recursive: true, force: true });
+    await rm(ca.dir, { recursive: true, force: true });
+  }
+}
+
+async function measureEachRtt(
+  options: ColdRequestOptions,
+  shipped: LambdaFunctionSpec,
+  assetOf: Record<ColdRequestVariant, LambdaFunctionSpec>,
+  ca: ThrowawayCa,
+): Promise<ColdRequestFigures[]> {
+  const { log } = options;
   let nextId = BigInt(Date.now()) * 1000n + 500n;
 
   const figures: ColdRequestFigures[] = [];
