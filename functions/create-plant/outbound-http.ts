@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isIP, type Socket } from 'node:net';
 
 /** The function's calls out: DynamoDB, and the issuer's JWKS. */
 export type OutboundRequest = {
@@ -55,6 +56,44 @@ export function exchange(url: URL, options: OutboundRequest): Promise<OutboundRe
 /** Connections kept open across invocations of a warm container. */
 export function keepAliveAgent(url: URL, maxSockets: number): http.Agent {
   return new (transportFor(url).Agent)({ keepAlive: true, maxSockets });
+}
+
+type ConnectionFactory = (options: object, callback?: unknown) => Socket;
+
+/**
+ * Opens one connection to `url` (TCP, then TLS for https) as soon as the module that asks has
+ * finished loading, and gives it to the agent's first request: a cold start's handshake then runs
+ * while the runtime fetches the first event and the JWKS is fetched, instead of in front of the
+ * first call. It is deferred to the next turn of the event loop so that loading the module stays
+ * cheap. It never fails or delays anything: a connection that fails is dropped and the first
+ * request opens its own; one still handshaking is handed over as the agent's own new connections
+ * are, and the request's deadline applies to it.
+ */
+export function preconnect(agent: http.Agent, url: URL): void {
+  const own = agent as unknown as { createConnection: ConnectionFactory };
+  const createConnection = own.createConnection;
+  let opened: Socket | undefined;
+  let used = false;
+  own.createConnection = function firstConnection(this: http.Agent, options, callback) {
+    own.createConnection = createConnection;
+    used = true;
+    if (!opened || opened.destroyed) return createConnection.call(this, options, callback);
+    opened.ref();
+    return opened;
+  };
+  setImmediate(() => {
+    if (used) return;
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    opened = createConnection.call(agent, {
+      host: hostname,
+      port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+      // SNI carries host names only (RFC 6066), as the agent itself sends it.
+      ...(isIP(hostname) === 0 ? { servername: hostname } : {}),
+    });
+    opened.on('error', () => {});
+    // An idle container may end; a connection no request has used must not keep it alive.
+    opened.unref();
+  });
 }
 
 const transportFor = (url: URL) => (url.protocol === 'http:' ? http : https);

@@ -33,11 +33,15 @@ const clockToleranceSeconds = 5;
  * and refetched early only for an unknown `kid`, at most every 30 s, so rotation works without a
  * restart while a flood of made-up key ids cannot hammer the issuer.
  */
-export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
+export function createJwtVerifier(
+  options: JwtVerifierOptions,
+  { prefetchKeys = false }: { readonly prefetchKeys?: boolean } = {},
+): TokenVerifier {
   const keys = createRemoteKeySet(options.jwksUrl, {
     timeoutMs: 3000,
     cooldownMs: 30_000,
     cacheMaxAgeMs: 600_000,
+    prefetch: prefetchKeys,
   });
   return (token) => verifyJwt(token, keys, options);
 }

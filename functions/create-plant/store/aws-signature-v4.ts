@@ -55,13 +55,33 @@ export function signRequest(
     credentialScope,
     sha256Hex(canonicalRequest),
   ].join('\n');
-  const signingKey = [day, scope.region, scope.service, 'aws4_request'].reduce<Buffer | string>(
-    hmac,
-    `AWS4${credentials.secretAccessKey}`,
-  );
+  const signingKey = signingKeyFor(credentials.secretAccessKey, day, scope);
   const signature = createHmac('sha256', signingKey).update(stringToSign, 'utf8').digest('hex');
   headers.authorization = `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${credentialScope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   return headers;
+}
+
+/**
+ * The derived key depends only on the secret, the day and the scope, so it is derived once a day
+ * rather than per request: four of a request's five HMACs, about a sixth of the function's warm
+ * CPU per request (`npm run bench`). The AWS SDK caches it the same way.
+ */
+let lastSigningKey: { readonly id: string; readonly key: Buffer } | undefined;
+
+function signingKeyFor(
+  secretAccessKey: string,
+  day: string,
+  scope: { readonly region: string; readonly service: string },
+): Buffer {
+  const id = `${day}/${scope.region}/${scope.service}/${secretAccessKey}`;
+  if (lastSigningKey?.id !== id) {
+    const key = [day, scope.region, scope.service, 'aws4_request'].reduce<Buffer | string>(
+      hmac,
+      `AWS4${secretAccessKey}`,
+    ) as Buffer;
+    lastSigningKey = { id, key };
+  }
+  return lastSigningKey.key;
 }
 
 function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string, string> {

@@ -1,4 +1,4 @@
-import { exchange, keepAliveAgent } from '../outbound-http.ts';
+import { exchange, keepAliveAgent, preconnect } from '../outbound-http.ts';
 import { type AwsCredentials, signRequest } from './aws-signature-v4.ts';
 
 /**
@@ -17,6 +17,11 @@ export type DynamoDbClientOptions = {
   readonly maxAttempts?: number;
   /** The first retry waits up to this long, doubling each time, capped at 1 s. @default 100 */
   readonly backoffBaseMs?: number;
+  /**
+   * Open the connection (TCP and TLS) now, for the first call to reuse: a cold start then pays
+   * the handshake during init, concurrently with the JWKS fetch. @default false
+   */
+  readonly preconnect?: boolean;
 };
 
 export type DynamoDbOperation = 'PutItem' | 'GetItem';
@@ -69,6 +74,7 @@ export function createDynamoDbClient(options: DynamoDbClientOptions): DynamoDbCl
   const maxAttempts = options.maxAttempts ?? 3;
   const backoffBaseMs = options.backoffBaseMs ?? 100;
   const agent = keepAliveAgent(endpoint, 50);
+  if (options.preconnect) preconnect(agent, endpoint);
 
   const attempt = (operation: DynamoDbOperation, body: string) => {
     const headers = signRequest(

@@ -53,6 +53,16 @@ describe('createRemoteKeySet', () => {
 
     expect(issuer.jwksFetches()).toBe(2);
   });
+
+  it('with prefetch, fetches the set when created and serves the first token from it', async () => {
+    const keys = createRemoteKeySet(new URL(issuer.jwksUrl), { ...production, prefetch: true });
+    const token = await issuer.mint();
+    await sleep(200);
+
+    expect(issuer.jwksFetches()).toBe(1);
+    await jwtVerify(token, keys);
+    expect(issuer.jwksFetches()).toBe(1);
+  });
 });
 
 describe('createRemoteKeySet with an issuer that misbehaves', () => {
@@ -95,6 +105,24 @@ describe('createRemoteKeySet with an issuer that misbehaves', () => {
     const verifying = jwtVerify(await issuer.mint(), keys);
 
     await expect(verifying).rejects.toThrow(expected);
+  });
+
+  it('with prefetch, a prefetch that fails only means the first token fetches', async () => {
+    const jwks = await (await fetch(issuer.jwksUrl)).text();
+    let fetches = 0;
+    answer = (respond) => {
+      fetches += 1;
+      if (fetches === 1) respond(503, 'starting');
+      else respond(200, jwks);
+    };
+    const keys = createRemoteKeySet(url, { ...production, prefetch: true });
+    await sleep(200);
+    expect(fetches).toBe(1);
+
+    const { payload } = await jwtVerify(await issuer.mint(), keys);
+
+    expect(payload.scope).toBe('plants/write');
+    expect(fetches).toBe(2);
   });
 
   it('gives up on an issuer that never answers at its deadline', async () => {

@@ -79,6 +79,37 @@ describe('signRequest', () => {
     expect(ours['x-amz-security-token']).toBe(sessionToken);
   });
 
+  it('signs like the AWS SDK when the day or the credentials change between requests', async () => {
+    const url = new URL('https://dynamodb.eu-west-1.amazonaws.com/');
+    const body = '{"TableName":"plants"}';
+    const rotated = { accessKeyId: 'AKIDROTATED', secretAccessKey: 'rotated/secret/EXAMPLEKEY' };
+    const requests = [
+      [credentials, new Date('2026-11-22T23:59:59Z')],
+      [credentials, new Date('2026-11-23T00:00:01Z')],
+      [rotated, new Date('2026-11-23T00:00:02Z')],
+      [credentials, new Date('2026-11-23T00:00:03Z')],
+    ] as const;
+
+    for (const [creds, now] of requests) {
+      const ours = signRequest(
+        {
+          method: 'POST',
+          url,
+          headers: {
+            'Content-Type': 'application/x-amz-json-1.0',
+            'X-Amz-Target': 'DynamoDB_20120810.PutItem',
+          },
+          body,
+        },
+        creds,
+        { region: 'eu-west-1', service: 'dynamodb' },
+        now,
+      );
+      const reference = await referenceHeaders(url, body, creds, now);
+      expect(ours.authorization).toBe(reference.authorization);
+    }
+  });
+
   it('changes the signature when the body changes', () => {
     const sign = (body: string) =>
       signRequest(
