@@ -285,11 +285,11 @@ describe('the create-plant asset, invoked as Lambda does, with a Cognito client-
   });
 
   it.each([
-    ['no token', undefined, 401],
-    ["another app client's token", { client_id: 'otherclient0id000000000000' }, 401],
-    ['an ID token of the pool', { token_use: 'id', aud: clientId }, 401],
-    ['a token without the scope', { scope: 'plants/read' }, 403],
-  ] as const)('answers %s with %d', async (_case, claims, status) => {
+    ['no token', 401, undefined],
+    ["another app client's token", 401, { client_id: 'otherclient0id000000000000' }],
+    ['an ID token of the pool', 401, { token_use: 'id', aud: clientId }],
+    ['a token without the scope', 403, { scope: 'plants/read' }],
+  ] as const)('answers %s with %i', async (_case, status, claims) => {
     const token = claims === undefined ? undefined : await cognitoAccessToken(claims);
     const id = freshId();
 
