@@ -35,7 +35,8 @@ const esmRequireBanner =
  * Bundle everything. The handler talks to DynamoDB through its own small HTTP client, so no
  * `@aws-sdk/*` module is imported at all; the runtime's copy of the SDK would be dead weight either
  * way. An empty list (instead of NodejsFunction's default `@aws-sdk/*`) means a stray SDK import
- * is bundled and visible in the bundle test's metafile rather than silently resolved at runtime.
+ * is bundled and visible in the asset's source map (checked by test/infra/shipped-asset.test.ts)
+ * rather than silently resolved at runtime.
  */
 const externalModules: readonly string[] = [];
 

@@ -43,13 +43,22 @@ async function signingKey(alg: 'RS256' | 'ES256'): Promise<SigningKey> {
   return { kid, alg, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
 }
 
+export type TestIssuerOptions = {
+  /**
+   * A path the issuer URL ends with, as a Cognito pool's does (`/<region>_<pool id>`); the JWKS is
+   * served below it. @default '' (the issuer is the origin)
+   */
+  readonly path?: string;
+};
+
 /** A token issuer of the test's own: RS256 and ES256 keys served as a JWKS on loopback. */
-export async function startTestIssuer(): Promise<TestIssuer> {
+export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<TestIssuer> {
+  const issuerPath = options.path ?? '';
   const published: SigningKey[] = [await signingKey('RS256'), await signingKey('ES256')];
   const unpublished = await signingKey('RS256');
   let fetches = 0;
   const server = createServer((request, response) => {
-    if (request.url !== '/.well-known/jwks.json') {
+    if (request.url !== `${issuerPath}/.well-known/jwks.json`) {
       response.writeHead(404).end();
       return;
     }
@@ -58,7 +67,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     response.end(JSON.stringify({ keys: published.map((key) => key.jwk) }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}${issuerPath}`;
 
   return {
     issuer,
@@ -79,7 +88,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
       })
         .setProtectedHeader({ alg, kid: key.kid, typ: 'JWT', ...options.header })
         .setIssuer(options.issuer ?? issuer)
-        .setSubject('test-client')
+        .setSubject(options.claims?.sub ?? 'test-client')
         .setIssuedAt(now);
       if (options.expiresIn !== null) token.setExpirationTime(now + (options.expiresIn ?? 300));
       return token.sign(key.privateKey);
