@@ -7,9 +7,9 @@ import {
   type LambdaFunctionSpec,
   synthesizeApp,
 } from '../fixtures/cloud-assembly.ts';
-import { evaluateEnvironment } from '../fixtures/cloudformation.ts';
+import type { Deployment } from '../fixtures/cloudformation.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../fixtures/https-endpoint.ts';
-import { lambdaEnvironment } from '../fixtures/lambda-environment.ts';
+import { deployedEnvironment } from '../fixtures/lambda-environment.ts';
 import { type InvokeResult, startLambdaProcess } from '../fixtures/lambda-process.ts';
 import { createThrowawayCa, type ThrowawayCa } from '../fixtures/throwaway-ca.ts';
 import payloadV2Event from '../test/support/payload-v2-event.json' with { type: 'json' };
@@ -95,7 +95,7 @@ export async function measureColdRequests(
   };
   const ca = await createThrowawayCa();
   try {
-    return await measureEachRtt(options, shipped, assetOf, ca);
+    return await measureEachRtt(options, assetOf, ca);
   } finally {
     await rm(assembly.outdir, { recursive: true, force: true });
     await rm(ca.dir, { recursive: true, force: true });
@@ -104,7 +104,6 @@ export async function measureColdRequests(
 
 async function measureEachRtt(
   options: ColdRequestOptions,
-  shipped: LambdaFunctionSpec,
   assetOf: Record<ColdRequestVariant, LambdaFunctionSpec>,
   ca: ThrowawayCa,
 ): Promise<ColdRequestFigures[]> {
@@ -124,7 +123,7 @@ async function measureEachRtt(
       });
       endpoints.push(storeEndpoint);
       const issuerUrl = issuerEndpoint.url.origin;
-      const variables = evaluateEnvironment(shipped.template, shipped.environment, {
+      const deployment: Deployment = {
         region,
         accountId: '123456789012',
         resources: {
@@ -132,7 +131,7 @@ async function measureEachRtt(
           'AWS::Cognito::UserPool': { attributes: { ProviderURL: issuerUrl } },
           'AWS::Cognito::UserPoolClient': { ref: clientId },
         },
-      });
+      };
       const token = await options.issuer.mint({ issuer: issuerUrl, expiresIn: 3600 });
       const ports = {
         jwks: Number(issuerEndpoint.url.port),
@@ -140,12 +139,12 @@ async function measureEachRtt(
       };
 
       const once = async (variant: ColdRequestVariant): Promise<ColdRequestSample> => {
-        const env = {
-          ...lambdaEnvironment({ fn: assetOf[variant], variables, region }),
-          NODE_EXTRA_CA_CERTS: ca.caFile,
-          // The SDK's own endpoint override; on AWS the same client resolves dynamodb.<region>.
-          AWS_ENDPOINT_URL_DYNAMODB: storeEndpoint.url.href,
-        };
+        const env = deployedEnvironment({
+          fn: assetOf[variant],
+          deployment,
+          ca,
+          dynamodbEndpoint: storeEndpoint.url,
+        });
         const profile = variant === 'shipped' && options.cpuProfileDir;
         const fn = await startLambdaProcess({
           env,

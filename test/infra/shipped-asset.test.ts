@@ -11,13 +11,9 @@ import {
   type LambdaFunctionSpec,
   synthesizeApp,
 } from '../../fixtures/cloud-assembly.ts';
-import {
-  type Deployment,
-  evaluateCfn,
-  evaluateEnvironment,
-} from '../../fixtures/cloudformation.ts';
+import { type Deployment, evaluateCfn } from '../../fixtures/cloudformation.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../../fixtures/https-endpoint.ts';
-import { lambdaEnvironment } from '../../fixtures/lambda-environment.ts';
+import { deployedEnvironment } from '../../fixtures/lambda-environment.ts';
 import {
   type InvokeResult,
   type LambdaProcess,
@@ -75,16 +71,7 @@ beforeAll(async () => {
     },
   };
   clientScopes = machineClientScopes(fn.template, deployment);
-  env = {
-    ...lambdaEnvironment({
-      fn,
-      variables: evaluateEnvironment(fn.template, fn.environment, deployment),
-      region,
-    }),
-    NODE_EXTRA_CA_CERTS: ca.caFile,
-    // The endpoint override Lambda never sets: on AWS the handler builds dynamodb.<region>.
-    AWS_ENDPOINT_URL_DYNAMODB: storeEndpoint.url.href,
-  };
+  env = deployedEnvironment({ fn, deployment, ca, dynamodbEndpoint: storeEndpoint.url });
   lambda = await startLambdaProcess({ env });
 }, 120_000);
 
