@@ -14,8 +14,8 @@ export type MintOptions = {
   readonly claims?: JWTPayload;
   /** Seconds from now; negative for an expired token; `null` for no `exp` at all. @default 300 */
   readonly expiresIn?: number | null;
-  /** Seconds from now for `iat`; positive for a token issued in the future; `null` for none. @default 0 */
-  readonly issuedAt?: number | null;
+  /** Seconds from now for `iat`; positive for a token issued in the future. @default 0 */
+  readonly issuedAt?: number;
   readonly issuer?: string;
   readonly alg?: 'RS256' | 'ES256';
   /** Sign with a key the JWKS does not publish. */
@@ -84,9 +84,10 @@ export async function startTestIssuer(): Promise<TestIssuer> {
       })
         .setProtectedHeader({ alg, kid: key.kid, typ: 'JWT', ...options.header })
         .setIssuer(options.issuer ?? issuer)
-        .setSubject('test-client');
-      if (options.issuedAt !== null) token.setIssuedAt(now + (options.issuedAt ?? 0));
+        .setSubject('test-client')
+        .setIssuedAt(now);
       if (options.expiresIn !== null) token.setExpirationTime(now + (options.expiresIn ?? 300));
+      if (options.issuedAt !== undefined) token.setIssuedAt(now + options.issuedAt);
       return token.sign(key.privateKey);
     },
     async signClaimsText(claims) {
