@@ -182,6 +182,7 @@ try {
     PATH: process.env.PATH,
     PLANTS_TABLE_NAME: store.tableName,
     AUTH_ISSUER: issuer.issuer,
+    AUTH_AUDIENCE: 'test-client',
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',

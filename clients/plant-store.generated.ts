@@ -123,7 +123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The bearer token is missing, malformed, expired, not yet valid, wrongly signed, or from another issuer or audience */
+            /** @description The bearer token is missing, malformed, expired, not yet valid, issued in the future, living longer than 24 hours, wrongly signed, or from another issuer or audience */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WwwAuthenticate"];

@@ -40,10 +40,7 @@ export function loadConfig(env: Env): Config {
     auth: {
       issuer,
       jwksUrl: url(env, 'AUTH_JWKS_URL', `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`),
-      audiences: (env.AUTH_AUDIENCE ?? '')
-        .split(',')
-        .map((audience) => audience.trim())
-        .filter(Boolean),
+      audiences: audiences(env),
       requiredScope: env.AUTH_SCOPE?.trim() || 'plants/write',
     },
     dynamodb: {
@@ -67,6 +64,19 @@ function required(env: Env, name: string): string {
   const value = env[name]?.trim();
   if (!value) throw new ConfigError(`${name} is not set`);
   return value;
+}
+
+/**
+ * Required, with no value meaning "any": a token for another API must never pass here (RFC 9068
+ * 4). The stack always sets it (Cognito's app client id, or the external issuer's audiences).
+ */
+function audiences(env: Env): string[] {
+  const names = required(env, 'AUTH_AUDIENCE')
+    .split(',')
+    .map((audience) => audience.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new ConfigError('AUTH_AUDIENCE names no audience');
+  return names;
 }
 
 function url(env: Env, name: string, fallback: string): URL {

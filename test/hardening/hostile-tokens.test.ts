@@ -6,6 +6,7 @@ import {
   generateKeyPair,
   importJWK,
   type JWK,
+  type JWTPayload,
   SignJWT,
 } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -83,6 +84,13 @@ async function tampered(issuer: TestIssuer): Promise<string> {
   );
   return `${header}.${b64url(validClaims(issuer))}.${signature}`;
 }
+
+/** Registered claims of the wrong type, as only a hostile or broken issuer writes them. */
+const wronglyTyped = (claims: Record<string, unknown>) => claims as JWTPayload;
+
+/** A valid token's claims without `iat` (which it may omit), with these claims over them. */
+const withoutIat = (claims: Record<string, unknown>) => (issuer: TestIssuer) =>
+  issuer.signClaimsText(JSON.stringify({ ...validClaims(issuer), iat: undefined, ...claims }));
 
 const mint = (options: MintOptions) => (issuer: TestIssuer) => issuer.mint(options);
 
@@ -170,6 +178,42 @@ describe('POST /plants with a hostile or invalid token', () => {
       mint({ claims: { nbf: nowSeconds() + 600 } }),
       'Token is not yet valid',
     ],
+    [
+      'nbf as a string',
+      mint({ claims: wronglyTyped({ nbf: String(nowSeconds()) }) }),
+      'Token claim "nbf" is invalid',
+    ],
+    ['iat ten minutes ahead', mint({ issuedAt: 600 }), 'Token is issued in the future'],
+    [
+      'iat just past the clock tolerance ahead',
+      mint({ issuedAt: 10 }),
+      'Token is issued in the future',
+    ],
+    ['iat as a string', withoutIat({ iat: String(nowSeconds()) }), 'Token claim "iat" is invalid'],
+    ['exp 1e300', mint({ expiresIn: 1e300 }), 'Token lifetime exceeds 24 hours'],
+    [
+      'exp 1e400 (Infinity once parsed)',
+      (issuer) =>
+        issuer.signClaimsText(
+          JSON.stringify(validClaims(issuer)).replace(/"exp":\d+/, '"exp":1e400'),
+        ),
+      'Token lifetime exceeds 24 hours',
+    ],
+    [
+      'a lifetime of 24 h and a minute',
+      mint({ expiresIn: 86_460 }),
+      'Token lifetime exceeds 24 hours',
+    ],
+    [
+      'no iat and exp 25 h ahead',
+      withoutIat({ exp: nowSeconds() + 25 * 3600 }),
+      'Token lifetime exceeds 24 hours',
+    ],
+    [
+      'issued two days ago, expiring in five minutes',
+      mint({ issuedAt: -2 * 86_400 }),
+      'Token lifetime exceeds 24 hours',
+    ],
     ['another issuer', mint({ issuer: 'https://evil.example' }), 'Token issuer is not trusted'],
     [
       'the issuer with a trailing slash',
@@ -184,6 +228,21 @@ describe('POST /plants with a hostile or invalid token', () => {
     [
       'an aud that only starts like ours',
       mint({ claims: { aud: 'plant-store-api-evil', client_id: undefined } }),
+      'Token audience is not accepted',
+    ],
+    [
+      'an aud for another API, with our client_id (aud decides when present)',
+      mint({ claims: { aud: 'billing-api' } }),
+      'Token audience is not accepted',
+    ],
+    [
+      'an aud list of other APIs, with our client_id',
+      mint({ claims: { aud: ['billing-api', 'other-api'] } }),
+      'Token audience is not accepted',
+    ],
+    [
+      'an empty aud list, with our client_id',
+      mint({ claims: { aud: [] } }),
       'Token audience is not accepted',
     ],
     [
@@ -231,6 +290,19 @@ describe('POST /plants with a hostile or invalid token', () => {
       await expectStoreUntouched();
     },
   );
+
+  it.each<[string, (issuer: TestIssuer) => Promise<string>]>([
+    ['a lifetime of exactly 24 h', mint({ expiresIn: 86_400 })],
+    ['no iat and exp an hour ahead', withoutIat({ exp: nowSeconds() + 3600 })],
+    ['iat within the clock tolerance ahead', mint({ issuedAt: 4 })],
+    ['issued 23 h ago, expiring in five minutes', mint({ issuedAt: -23 * 3600 })],
+  ])('accepts %s (the control cases for the token-age rules)', async (_case, mintToken) => {
+    const token = await mintToken(api.issuer);
+
+    const result = await api.invoke(fakeEvent({ token, body: `{"id":${freshId()},"name":"Ok"}` }));
+
+    expect(result.statusCode).toBe(200);
+  });
 
   it('accepts an aud list containing ours and a scope among others (the control case)', async () => {
     const token = await api.issuer.mint({

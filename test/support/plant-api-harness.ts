@@ -35,6 +35,7 @@ export type PlantApiHarness = {
 };
 
 export type PlantApiOptions = {
+  /** What AUTH_AUDIENCE would hold; @default the test issuer's client id, as the stack sets Cognito's */
   readonly audiences?: string[];
   readonly wrapStore?: (store: PlantStore) => PlantStore;
   /** Put a fault proxy (`test/support/fault-proxy.ts`) between the store and dynalite. */
@@ -83,7 +84,7 @@ export async function startPlantApi(options: PlantApiOptions = {}): Promise<Plan
     verifyToken: createJwtVerifier({
       issuer: issuer.issuer,
       jwksUrl: new URL(issuer.jwksUrl),
-      audiences: options.audiences ?? [],
+      audiences: options.audiences ?? ['test-client'],
     }),
     requiredScope: 'plants/write',
     log,

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  CompactSign,
   type CryptoKey,
   exportJWK,
   generateKeyPair,
@@ -13,6 +14,8 @@ export type MintOptions = {
   readonly claims?: JWTPayload;
   /** Seconds from now; negative for an expired token; `null` for no `exp` at all. @default 300 */
   readonly expiresIn?: number | null;
+  /** Seconds from now for `iat`; positive for a token issued in the future. @default 0 */
+  readonly issuedAt?: number;
   readonly issuer?: string;
   readonly alg?: 'RS256' | 'ES256';
   /** Sign with a key the JWKS does not publish. */
@@ -27,6 +30,8 @@ export type TestIssuer = {
   /** How often the JWKS was fetched: proves caching and bounded refetching. */
   readonly jwksFetches: () => number;
   mint(options?: MintOptions): Promise<string>;
+  /** Sign this exact claims-set text with the published RS256 key (e.g. `"exp":1e400`, which no serializer writes). */
+  signClaimsText(claims: string): Promise<string>;
   /** Publish a new signing key (rotation) and mint with it from now on. */
   rotate(): Promise<void>;
   close(): Promise<void>;
@@ -91,7 +96,15 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
         .setSubject(options.claims?.sub ?? 'test-client')
         .setIssuedAt(now);
       if (options.expiresIn !== null) token.setExpirationTime(now + (options.expiresIn ?? 300));
+      if (options.issuedAt !== undefined) token.setIssuedAt(now + options.issuedAt);
       return token.sign(key.privateKey);
+    },
+    async signClaimsText(claims) {
+      const key = published.findLast((candidate) => candidate.alg === 'RS256');
+      if (!key) throw new Error('no RS256 key');
+      return new CompactSign(new TextEncoder().encode(claims))
+        .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+        .sign(key.privateKey);
     },
     async rotate() {
       published.push(await signingKey('RS256'));

@@ -24,6 +24,8 @@ export type AuthFailureReason =
   | 'oversized'
   | 'expired'
   | 'not_yet_valid'
+  | 'issued_in_future'
+  | 'too_long_lived'
   | 'issuer'
   | 'audience'
   | 'not_access_token'

@@ -15,7 +15,10 @@ export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 export type JwtVerifierOptions = {
   readonly issuer: string;
   readonly jwksUrl: URL;
-  /** Accepted `aud` or Cognito-style `client_id` values; empty accepts any. */
+  /**
+   * Accepted audiences: a token's `aud`, when present, must name one; only a token without `aud`
+   * (Cognito's access tokens) is matched by its `client_id`. Empty accepts none.
+   */
   readonly audiences: readonly string[];
 };
 
@@ -27,6 +30,13 @@ export const allowedAlgorithms = ['RS256', 'ES256'];
 
 /** Issuer and service clocks are NTP-synced; a few seconds absorb the rest. */
 const clockToleranceSeconds = 5;
+
+/**
+ * The longest a token may live (`exp - iat`, or `exp - now` without `iat`). Cognito's access
+ * tokens live at most a day, Auth0's default is 24 h and Okta's 1 h: a longer-lived token is a
+ * misconfigured issuer or a forged `exp` (1e300) that would never expire if leaked.
+ */
+export const maxTokenLifetimeSeconds = 24 * 3600;
 
 /**
  * A verifier backed by the issuer's JWKS. The key set is fetched once, cached for ten minutes,
@@ -62,14 +72,41 @@ export async function verifyJwt(
   } catch (error) {
     throw verificationFailure(error);
   }
+  checkClaims(payload, Math.floor(Date.now() / 1000), options);
   const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+  return { subject: payload.sub, clientId, scopes: grantedScopes(payload) };
+}
+
+/**
+ * This API's own rules on a signature-checked payload whose `iss`, `exp` and `nbf` the JWT
+ * library has already checked: kept apart from the library so that they hold whichever one
+ * verifies the signature. `now` is in seconds since the epoch.
+ */
+export function checkClaims(
+  payload: JWTPayload,
+  now: number,
+  options: Pick<JwtVerifierOptions, 'audiences'>,
+): void {
   if (payload.token_use !== undefined && payload.token_use !== 'access') {
     throw new UnauthorizedError('not_access_token', 'Token is not an access token');
   }
-  if (options.audiences.length > 0 && !acceptsAudience(payload.aud, clientId, options.audiences)) {
+  if (!acceptsAudience(payload, options.audiences)) {
     throw new UnauthorizedError('audience', 'Token audience is not accepted');
   }
-  return { subject: payload.sub, clientId, scopes: grantedScopes(payload) };
+  const { iat, exp } = payload;
+  if (iat !== undefined && typeof iat !== 'number') {
+    throw new UnauthorizedError('invalid', 'Token claim "iat" is invalid');
+  }
+  if (iat !== undefined && iat > now + clockToleranceSeconds) {
+    throw new UnauthorizedError('issued_in_future', 'Token is issued in the future');
+  }
+  if (typeof exp !== 'number') {
+    throw new UnauthorizedError('invalid', 'Token claim "exp" is invalid');
+  }
+  // JSON's 1e400 parses to Infinity, which is a number and later than any date.
+  if (exp - (iat ?? now) > maxTokenLifetimeSeconds + clockToleranceSeconds) {
+    throw new UnauthorizedError('too_long_lived', 'Token lifetime exceeds 24 hours');
+  }
 }
 
 /**
@@ -82,14 +119,14 @@ function grantedScopes(payload: JWTPayload): string[] {
   return [];
 }
 
-function acceptsAudience(
-  aud: string | string[] | undefined,
-  clientId: string | undefined,
-  audiences: readonly string[],
-): boolean {
-  const offered = [...(Array.isArray(aud) ? aud : aud === undefined ? [] : [aud])];
-  if (clientId !== undefined) offered.push(clientId);
-  return offered.some((value) => audiences.includes(value));
+/**
+ * RFC 7519 4.1.3 and RFC 9068 4: a present `aud` decides, so a token minted for another API is
+ * refused even when its `client_id` (which Keycloak, Hydra and Okta put in every token) is ours.
+ */
+function acceptsAudience(payload: JWTPayload, audiences: readonly string[]): boolean {
+  const { aud, client_id: clientId } = payload;
+  if (aud === undefined) return typeof clientId === 'string' && audiences.includes(clientId);
+  return (Array.isArray(aud) ? aud : [aud]).some((value) => audiences.includes(value));
 }
 
 /** Why a token failed, in words a client can act on; an unreachable issuer is not the client's fault. */
@@ -98,7 +135,8 @@ function verificationFailure(error: unknown): HttpError {
     return new UnauthorizedError('expired', 'Token has expired', error);
   }
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'nbf')
+    // A `nbf` of the wrong type is `reason: 'invalid'`: malformed, not early.
+    if (error.claim === 'nbf' && error.reason === 'check_failed')
       return new UnauthorizedError('not_yet_valid', 'Token is not yet valid', error);
     if (error.claim === 'iss')
       return new UnauthorizedError('issuer', 'Token issuer is not trusted', error);

@@ -4,6 +4,7 @@ import { loadConfig } from '../../../functions/create-plant/config.ts';
 const lambdaEnv = {
   PLANTS_TABLE_NAME: 'PlantStore-PlantsTable-1A2B3C',
   AUTH_ISSUER: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example/',
+  AUTH_AUDIENCE: '1example23clientid',
   AWS_REGION: 'eu-west-1',
   AWS_ACCESS_KEY_ID: 'ASIAEXAMPLE',
   AWS_SECRET_ACCESS_KEY: 'secret',
@@ -20,7 +21,7 @@ describe('loadConfig', () => {
       jwksUrl: new URL(
         'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example/.well-known/jwks.json',
       ),
-      audiences: [],
+      audiences: ['1example23clientid'],
       requiredScope: 'plants/write',
     });
     expect(config.dynamodb.endpoint.href).toBe('https://dynamodb.eu-west-1.amazonaws.com/');
@@ -46,6 +47,9 @@ describe('loadConfig', () => {
     ['PLANTS_TABLE_NAME', { PLANTS_TABLE_NAME: undefined }, 'PLANTS_TABLE_NAME is not set'],
     ['AUTH_ISSUER', { AUTH_ISSUER: '' }, 'AUTH_ISSUER is not set'],
     ['AUTH_ISSUER', { AUTH_ISSUER: 'not a url' }, 'AUTH_ISSUER is not a valid URL: not a url'],
+    ['AUTH_AUDIENCE', { AUTH_AUDIENCE: undefined }, 'AUTH_AUDIENCE is not set'],
+    ['AUTH_AUDIENCE', { AUTH_AUDIENCE: ' ' }, 'AUTH_AUDIENCE is not set'],
+    ['AUTH_AUDIENCE', { AUTH_AUDIENCE: ' , ,' }, 'AUTH_AUDIENCE names no audience'],
     ['AWS_REGION', { AWS_REGION: undefined }, 'AWS_REGION is not set'],
     ['AWS_ACCESS_KEY_ID', { AWS_ACCESS_KEY_ID: undefined }, 'AWS_ACCESS_KEY_ID is not set'],
     ['AUTH_JWKS_URL', { AUTH_JWKS_URL: 'nope' }, 'AUTH_JWKS_URL is not a valid URL: nope'],

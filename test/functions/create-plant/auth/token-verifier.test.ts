@@ -1,0 +1,125 @@
+import { createLocalJWKSet, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { UnauthorizedError } from '../../../../functions/create-plant/auth/challenge.ts';
+import {
+  checkClaims,
+  maxTokenLifetimeSeconds,
+  verifyJwt,
+} from '../../../../functions/create-plant/auth/token-verifier.ts';
+
+const now = 1_750_000_000;
+const options = { audiences: ['plant-store-api', 'cli-client'] };
+
+/** A valid Cognito-style access token's claims: no `aud`, our `client_id`, an hour to live. */
+const cognito = (claims: Record<string, unknown> = {}) =>
+  ({
+    client_id: 'cli-client',
+    token_use: 'access',
+    iat: now,
+    exp: now + 3600,
+    ...claims,
+  }) as JWTPayload;
+
+function refusal(payload: JWTPayload): string | undefined {
+  try {
+    checkClaims(payload, now, options);
+    return undefined;
+  } catch (error) {
+    if (error instanceof UnauthorizedError) return error.reason;
+    throw error;
+  }
+}
+
+describe('checkClaims', () => {
+  it.each<[string, JWTPayload]>([
+    ['client_id ours, no aud', cognito()],
+    ['aud ours, no client_id', cognito({ client_id: undefined, aud: 'plant-store-api' })],
+    ['aud ours and client_id another', cognito({ aud: 'plant-store-api', client_id: 'x' })],
+    ['aud a list containing ours', cognito({ aud: ['other', 'cli-client'] })],
+    ['no token_use', cognito({ token_use: undefined })],
+    ['iat at the clock tolerance ahead', cognito({ iat: now + 5, exp: now + 65 })],
+    ['no iat, exp 24 h ahead', cognito({ iat: undefined, exp: now + maxTokenLifetimeSeconds })],
+    ['a lifetime of exactly 24 h', cognito({ exp: now + maxTokenLifetimeSeconds })],
+    ['issued 23 h ago', cognito({ iat: now - 23 * 3600, exp: now + 60 })],
+  ])('accepts %s', (_case, payload) => {
+    expect(refusal(payload)).toBeUndefined();
+  });
+
+  it.each<[string, JWTPayload, string]>([
+    ['an ID token', cognito({ token_use: 'id' }), 'not_access_token'],
+    ['aud another API, client_id ours', cognito({ aud: 'billing-api' }), 'audience'],
+    ['aud a list of others, client_id ours', cognito({ aud: ['a', 'b'] }), 'audience'],
+    ['aud an empty list, client_id ours', cognito({ aud: [] }), 'audience'],
+    ['neither aud nor client_id', cognito({ client_id: undefined }), 'audience'],
+    ['client_id not a string', cognito({ client_id: ['cli-client'] }), 'audience'],
+    ['iat 6 s ahead', cognito({ iat: now + 6, exp: now + 66 }), 'issued_in_future'],
+    ['iat Infinity', cognito({ iat: Number.POSITIVE_INFINITY }), 'issued_in_future'],
+    ['iat a string', cognito({ iat: String(now) }), 'invalid'],
+    ['no exp', cognito({ exp: undefined }), 'invalid'],
+    ['exp a string', cognito({ exp: String(now + 60) }), 'invalid'],
+    ['exp 1e300', cognito({ exp: 1e300 }), 'too_long_lived'],
+    ['exp Infinity', cognito({ exp: Number.POSITIVE_INFINITY }), 'too_long_lived'],
+    ['iat -Infinity', cognito({ iat: Number.NEGATIVE_INFINITY }), 'too_long_lived'],
+    [
+      'a lifetime of 24 h and 6 s',
+      cognito({ exp: now + maxTokenLifetimeSeconds + 6 }),
+      'too_long_lived',
+    ],
+    [
+      'no iat, exp 24 h and 6 s ahead',
+      cognito({ iat: undefined, exp: now + maxTokenLifetimeSeconds + 6 }),
+      'too_long_lived',
+    ],
+    ['issued two days ago', cognito({ iat: now - 2 * 86_400, exp: now + 60 }), 'too_long_lived'],
+  ])('refuses %s', (_case, payload, reason) => {
+    expect(refusal(payload)).toBe(reason);
+  });
+
+  it('refuses every token when no audience is configured (fails closed)', () => {
+    expect(() => checkClaims(cognito(), now, { audiences: [] })).toThrow(
+      'Token audience is not accepted',
+    );
+  });
+});
+
+describe('verifyJwt', () => {
+  const issuer = 'https://issuer.example';
+  let sign: (claims: Record<string, unknown>) => Promise<string>;
+  let keys: ReturnType<typeof createLocalJWKSet>;
+
+  beforeAll(async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    keys = createLocalJWKSet({
+      keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }],
+    });
+    sign = (claims) =>
+      new SignJWT(cognito({ iss: issuer, iat: undefined, exp: undefined, ...claims }))
+        .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey);
+  });
+
+  const reasonFor = async (token: string) => {
+    const error = await verifyJwt(token, keys, { issuer, ...options }).catch((e: unknown) => e);
+    return error instanceof UnauthorizedError ? [error.reason, error.message] : error;
+  };
+
+  it('reports an nbf in the future as not yet valid', async () => {
+    const token = await sign({ nbf: Math.floor(Date.now() / 1000) + 600 });
+
+    expect(await reasonFor(token)).toStrictEqual(['not_yet_valid', 'Token is not yet valid']);
+  });
+
+  it('reports an nbf of the wrong type as invalid, not as not yet valid', async () => {
+    const token = await sign({ nbf: String(Math.floor(Date.now() / 1000)) });
+
+    expect(await reasonFor(token)).toStrictEqual(['invalid', 'Token claim "nbf" is invalid']);
+  });
+
+  it('applies checkClaims to a verified token', async () => {
+    const token = await sign({ aud: 'billing-api' });
+
+    expect(await reasonFor(token)).toStrictEqual(['audience', 'Token audience is not accepted']);
+  });
+});
