@@ -137,7 +137,7 @@ export function gatewayError(statusCode: keyof typeof gatewayMessages): GatewayR
  */
 export function namesThisServer(
   host: string | undefined,
-  port: number,
+  port: number | undefined,
   names: readonly string[],
 ): boolean {
   const sent = host?.toLowerCase();

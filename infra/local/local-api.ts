@@ -131,8 +131,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         // Also the address the request came to, so that HOST=0.0.0.0 answers at this machine's IPs.
         const arrivedAt = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
         const ownNames = [...ownHostNames, options.host.replace(/^\[(.*)\]$/, '$1'), arrivedAt];
-        const port = (server.address() as AddressInfo).port;
-        if (!namesThisServer(req.headers.host, port, ownNames)) {
+        // The socket's own port: `server.address()` is null once the server has begun to close.
+        if (!namesThisServer(req.headers.host, req.socket.localPort, ownNames)) {
           res.setHeader('connection', 'close');
           return writeResponse(res, gatewayError(421), newRequestId());
         }

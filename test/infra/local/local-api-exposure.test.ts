@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalConfigError } from '../../../infra/local/config.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
@@ -252,4 +252,29 @@ describe('startLocalApi under many slow uploads', () => {
     expect(status).toBe(408);
     expect(next.status).toBe(200);
   }, 10_000);
+});
+
+describe('startLocalApi while it closes', () => {
+  it('still checks the Host of a request whose headers complete after close() has begun', async () => {
+    // Prepare: a connection with a request under way, its headers not yet complete.
+    const api = await startLocalApi({ host: '127.0.0.1', port: 0, client, log: () => {} });
+    const { port } = new URL(api.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET /.well-known/jwks.json HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      answer += chunk;
+    });
+
+    // Act: the server stops listening (its address is gone), then the headers complete.
+    const closing = api.close();
+    socket.end('\r\n');
+    await new Promise((resolve) => socket.once('close', resolve));
+    await closing;
+
+    // Assess: answered like any other request, not a crash of the server process.
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+  });
 });
