@@ -31,15 +31,16 @@ export const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n } as const;
  */
 const joinable = '[\\p{L}\\p{M}]';
 const neverJoined = '[\\p{Script=Latin}\\p{Script=Greek}\\p{Script=Cyrillic}]';
+const ordinaryCharacter = '[^\\p{Cc}\\p{Cs}\\p{Cf}\\p{Zl}\\p{Zp}]';
 const allowedCharacter = [
-  '[^\\p{Cc}\\p{Cs}\\p{Cf}\\p{Zl}\\p{Zp}]',
+  ordinaryCharacter,
   `(?<=${joinable})(?<!${neverJoined})[\\u200C\\u200D](?=${joinable})(?!${neverJoined})`,
   '(?<=\\p{Extended_Pictographic}\\p{Emoji_Modifier}?\\uFE0F?)\\u200D(?=\\p{Extended_Pictographic})',
   '(?<=\\u{1F3F4})[\\u{E0061}-\\u{E007A}]{2}[\\u{E0030}-\\u{E0039}\\u{E0061}-\\u{E007A}]{1,3}\\u{E007F}',
 ];
 
 /** Text with no character of the refused categories at all: nearly every name, and always valid. */
-const withoutFormatCharacters = /^[^\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]*$/u;
+const withoutFormatCharacters = new RegExp(`^${ordinaryCharacter}*$`, 'u');
 
 /**
  * The rule as one regular expression, which is also `openapi.yaml`'s `pattern`. Its joiner
