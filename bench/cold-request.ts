@@ -79,7 +79,12 @@ export type ColdRequestOptions = {
 
 const region = 'eu-west-1';
 const clientId = 'test-client';
-const variants: readonly ColdRequestVariant[] = ['floor', 'bare', 'shipped'];
+export const coldRequestVariants: readonly ColdRequestVariant[] = ['floor', 'bare', 'shipped'];
+export const coldRequestLabel = {
+  floor: 'FLOOR',
+  bare: 'BARE (AWS SDK v3)',
+  shipped: 'shipped',
+} as const satisfies Record<ColdRequestVariant, string>;
 
 export async function measureColdRequests(
   options: ColdRequestOptions,
@@ -169,14 +174,16 @@ async function measureEachRtt(
       };
 
       // One unmeasured round warms the fixtures' own side (their first TLS handshakes).
-      for (const variant of variants) await once(variant);
+      for (const variant of coldRequestVariants) await once(variant);
       log(`cold request, RTT ${rttMs} ms: ${options.rounds} rounds of FLOOR, BARE, shipped ...`);
       const samples = new Map<ColdRequestVariant, ColdRequestSample[]>(
-        variants.map((variant) => [variant, []]),
+        coldRequestVariants.map((variant) => [variant, []]),
       );
       for (let roundIndex = 0; roundIndex < options.rounds; roundIndex++) {
-        for (let k = 0; k < variants.length; k++) {
-          const variant = variants[(roundIndex + k) % variants.length] as ColdRequestVariant;
+        for (let k = 0; k < coldRequestVariants.length; k++) {
+          const variant = coldRequestVariants[
+            (roundIndex + k) % coldRequestVariants.length
+          ] as ColdRequestVariant;
           samples.get(variant)?.push(await once(variant));
         }
       }
@@ -285,9 +292,8 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
   const lines = [
     `${'cold request over TLS'.padEnd(26)}${pad('RTT', 5)}${pad('init', 8)}${pad('1st inv', 9)}${pad('total', 8)}${pad('x BARE', 8)}${pad('conns', 7)}${pad('TLS', 7)}${pad('keys', 7)}${pad('(in inv)', 9)}${pad('DDB', 7)}${pad('(in inv)', 9)}`,
   ];
-  const label = { floor: 'FLOOR', bare: 'BARE (AWS SDK v3)', shipped: 'shipped' } as const;
   for (const figure of figures) {
-    for (const variant of variants) {
+    for (const variant of coldRequestVariants) {
       const v = figure.variants[variant];
       const ratio =
         variant === 'shipped'
@@ -296,7 +302,7 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
             ? '1.00'
             : '';
       lines.push(
-        `${label[variant].padEnd(26)}${pad(figure.rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(ratio, 8)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`,
+        `${coldRequestLabel[variant].padEnd(26)}${pad(figure.rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(ratio, 8)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`,
       );
     }
   }

@@ -9,7 +9,12 @@ import { nodeOptions } from '../infra/bundling.ts';
 import { startTestIssuer } from '../test/support/test-issuer.ts';
 import { type BuiltBundle, type BundleName, buildBundles } from './bundles.ts';
 import { renderChart } from './chart.ts';
-import { coldRequestTable, measureColdRequests } from './cold-request.ts';
+import {
+  coldRequestLabel,
+  coldRequestTable,
+  coldRequestVariants,
+  measureColdRequests,
+} from './cold-request.ts';
 import { median, percentile, round } from './stats.ts';
 import type { WarmJob, WarmResult } from './warm-invoke.ts';
 
@@ -407,8 +412,8 @@ try {
       ...coldRequests.map((figure) => ({
         title: `Cold request over TLS, ${figure.rttMs} ms RTT: process start to the first answer`,
         unit: 'ms',
-        bars: (['floor', 'bare', 'shipped'] as const).map((variant) => ({
-          label: { floor: 'FLOOR', bare: 'BARE (AWS SDK v3)', shipped: 'shipped' }[variant],
+        bars: coldRequestVariants.map((variant) => ({
+          label: coldRequestLabel[variant],
           value: figure.variants[variant].totalMs,
           note: `  init ${figure.variants[variant].initMs.toFixed(0)} + first invoke ${figure.variants[variant].firstInvokeMs.toFixed(0)}${variant === 'shipped' ? `, ${figure.shippedOverBare.toFixed(2)}x BARE` : ''}`,
           highlight: variant === 'shipped',
