@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -44,6 +44,7 @@ let issuer: TestIssuer;
 let db: DynaliteServer;
 let issuerEndpoint: HttpsEndpoint;
 let storeEndpoint: HttpsEndpoint;
+let outdir = '';
 let fn: LambdaFunctionSpec;
 let env: Record<string, string>;
 let providerUrl: string;
@@ -60,6 +61,7 @@ beforeAll(async () => {
   providerUrl = `${issuerEndpoint.url.origin}/${userPoolId}`;
 
   const assembly = await synthesizeApp();
+  outdir = assembly.outdir;
   fn = findLambdaFunction(assembly, 'CreatePlant/Function/Resource');
   const deployment: Deployment = {
     region,
@@ -79,6 +81,9 @@ afterAll(async () => {
   await lambda?.close();
   await Promise.all([issuerEndpoint?.close(), storeEndpoint?.close()]);
   await Promise.all([issuer?.close(), db?.close()]);
+  // synthesizeApp and createThrowawayCa each make a temporary folder; nothing else removes them.
+  if (outdir) await rm(outdir, { recursive: true, force: true });
+  if (ca) await rm(ca.dir, { recursive: true, force: true });
 });
 
 /** The `AllowedOAuthScopes` of the app client with the client-credentials flow, evaluated. */
