@@ -204,6 +204,7 @@ describe('readCiConfig', () => {
     [{ githubRepo: 'acme/plant-store/extra' }, /"githubRepo"/],
     [{ githubRepo: 'acme/*' }, /"githubRepo"/],
     [{ githubRepo: 'acme/..' }, /"githubRepo"/],
+    [{ githubRepo: 42 }, /"githubRepo" must be a string/],
     [{ githubRepo: repository, githubEnvironments: 'prod,*' }, /"githubEnvironments"/],
     [{ githubRepo: repository, githubEnvironments: 'pr:od' }, /"githubEnvironments"/],
     [
