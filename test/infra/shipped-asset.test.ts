@@ -23,6 +23,7 @@ import { createThrowawayCa, type ThrowawayCa } from '../../fixtures/throwaway-ca
 import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
 import { fakeEvent } from '../support/fake-event.ts';
 import { startTestIssuer, type TestIssuer } from '../support/test-issuer.ts';
+import { extractedMetrics } from './support/emf.ts';
 
 /**
  * The asset `npx cdk synth` writes to cdk.out, in the default Cognito mode, run as Lambda runs it:
@@ -146,40 +147,6 @@ function requestLogLine(result: InvokeResult): Record<string, unknown> {
     .filter((line) => line.message === 'request' && line.requestId === `fixture-${result.id}`);
   expect(lines).toHaveLength(1);
   return lines[0] as Record<string, unknown>;
-}
-
-type EmfMetric = {
-  readonly namespace: string;
-  readonly dimensions: Readonly<Record<string, unknown>>;
-  readonly name: string;
-  readonly unit: string;
-  readonly value: unknown;
-};
-
-/** The metrics CloudWatch extracts from an Embedded Metric Format line, one per dimension set. */
-function embeddedMetrics(line: Record<string, unknown>): EmfMetric[] {
-  const directives = (
-    line._aws as
-      | {
-          CloudWatchMetrics: {
-            Namespace: string;
-            Dimensions: string[][];
-            Metrics: { Name: string; Unit: string }[];
-          }[];
-        }
-      | undefined
-  )?.CloudWatchMetrics;
-  return (directives ?? []).flatMap(({ Namespace, Dimensions, Metrics }) =>
-    Dimensions.flatMap((names) =>
-      Metrics.map(({ Name, Unit }) => ({
-        namespace: Namespace,
-        dimensions: Object.fromEntries(names.map((name) => [name, line[name]])),
-        name: Name,
-        unit: Unit,
-        value: line[Name],
-      })),
-    ),
-  );
 }
 
 describe('the create-plant asset in cdk.out', () => {
@@ -306,7 +273,7 @@ describe('the create-plant asset, invoked as Lambda does, with a Cognito client-
 
     const createdLine = requestLogLine(created.result);
     expect(createdLine).toMatchObject({ status: 200, outcome: 'created', clientId });
-    expect(embeddedMetrics(createdLine)).toEqual([
+    expect(extractedMetrics(createdLine)).toEqual([
       {
         namespace: 'PlantStore',
         dimensions: { Service: service },
@@ -327,7 +294,7 @@ describe('the create-plant asset, invoked as Lambda does, with a Cognito client-
     expect(unauthorizedLine).toMatchObject({ status: 401, outcome: 'unauthorized' });
     const reason = unauthorizedLine.AuthFailureReason;
     expect(reason).toEqual(expect.any(String));
-    expect(embeddedMetrics(unauthorizedLine)).toEqual([
+    expect(extractedMetrics(unauthorizedLine)).toEqual([
       {
         namespace: 'PlantStore',
         dimensions: { Service: service },
