@@ -5,7 +5,7 @@ import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
  *
  * | key | meaning | default |
  * |---|---|---|
- * | `stage` | deployment name; the stack is `PlantStore-<stage>` | `dev` |
+ * | `stage` | deployment name; the stack is `PlantStore-<stage>` (so not `ci`, the CI stack's) | `dev` |
  * | `alarmEmail` | subscribe this address to the alarms' SNS topic | no topic |
  * | `authIssuer` | trust this OIDC issuer instead of creating a Cognito pool | Cognito |
  * | `authAudience` | with `authIssuer`: accepted `aud` values, comma-separated (required) | |
@@ -63,6 +63,11 @@ export class StageConfigError extends Error {
 
 /** Short and DNS-safe: it ends up in the stack name and the Cognito domain prefix. */
 const stagePattern = /^[a-z][a-z0-9-]{0,19}$/;
+/**
+ * The stage whose stack name, `PlantStore-<stage>`, is the CI stack's (infra/app.ts): deployed,
+ * it would replace the GitHub deploy role and OIDC provider with a copy of the API.
+ */
+const ciStackStage = 'ci';
 /** Cognito's own rule, plus its reserved words, checked here so a bad value fails at synth. */
 const domainPrefixPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const reservedInDomainPrefix = /aws|amazon|cognito/;
@@ -72,6 +77,11 @@ export function readStageConfig(context: ContextReader): StageConfig {
   if (!stagePattern.test(stage)) {
     throw new StageConfigError(
       `context "stage" must be lowercase letters, digits and hyphens, starting with a letter, at most 20 characters: ${stage}`,
+    );
+  }
+  if (stage === ciStackStage) {
+    throw new StageConfigError(
+      `context "stage" cannot be "${ciStackStage}": PlantStore-${ciStackStage} is the CI stack's name`,
     );
   }
 
