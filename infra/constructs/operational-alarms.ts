@@ -51,8 +51,9 @@ const deploymentPeriod = Duration.minutes(1);
 
 /**
  * The alarms that should wake an operator: the function failing or throttled, clients getting
- * 5xx or slow answers, DynamoDB refusing work. Each fires on its first bad datapoint or on two of
- * three, and none fires on silence: an idle API has no datapoints, and that is not an incident.
+ * 5xx or slow answers, DynamoDB refusing work; and, on 1-minute periods, the two `rollbackAlarms`
+ * that let CodeDeploy roll a traffic shift back. Each fires on its first bad datapoint or on two
+ * of three, and none fires on silence: an idle API has no datapoints, and that is not an incident.
  */
 export class OperationalAlarms extends Construct {
   /** Every alarm, the rollback alarms included; with alarmEmail, each notifies the topic. */
