@@ -1,4 +1,4 @@
-import { type ContextReader, StageConfigError } from './stage-config.ts';
+import { type ContextReader, contextText, StageConfigError } from './stage-config.ts';
 
 /**
  * The CI stack's settings, read from CDK context; without `githubRepo` there is no CI stack.
@@ -22,12 +22,12 @@ const oidcProviderArnPattern =
   /^arn:aws[a-z-]*:iam::\d{12}:oidc-provider\/token\.actions\.githubusercontent\.com$/;
 
 export function readCiConfig(context: ContextReader): CiConfig | undefined {
-  const repository = text(context, 'githubRepo');
+  const repository = contextText(context, 'githubRepo');
   if (repository === undefined) return undefined;
   if (!repositoryPattern.test(repository) || repository.endsWith('/..')) {
     throw new StageConfigError(`context "githubRepo" must be owner/name: ${repository}`);
   }
-  const environments = (text(context, 'githubEnvironments') ?? 'prod')
+  const environments = (contextText(context, 'githubEnvironments') ?? 'prod')
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
@@ -38,7 +38,7 @@ export function readCiConfig(context: ContextReader): CiConfig | undefined {
       );
     }
   }
-  const existingOidcProviderArn = text(context, 'githubOidcProviderArn');
+  const existingOidcProviderArn = contextText(context, 'githubOidcProviderArn');
   if (
     existingOidcProviderArn !== undefined &&
     !oidcProviderArnPattern.test(existingOidcProviderArn)
@@ -48,11 +48,4 @@ export function readCiConfig(context: ContextReader): CiConfig | undefined {
     );
   }
   return { repository, environments, existingOidcProviderArn };
-}
-
-function text(context: ContextReader, key: string): string | undefined {
-  const value = context(key);
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new StageConfigError(`context "${key}" must be a string`);
-  return value.trim() === '' ? undefined : value.trim();
 }

@@ -77,7 +77,6 @@ export class PlantStoreStack extends Stack {
     const alarms = new OperationalAlarms(this, 'Alarms', {
       function: createPlant.function,
       alias: createPlant.alias,
-      deployedVersion: createPlant.version,
       api: http.api,
       table,
       alarmEmail: props.alarmEmail,

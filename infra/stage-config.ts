@@ -5,7 +5,7 @@ import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
  *
  * | key | meaning | default |
  * |---|---|---|
- * | `stage` | deployment name; the stack is `PlantStore-<stage>` | `dev` |
+ * | `stage` | deployment name; the stack is `PlantStore-<stage>` (so not `ci`, the CI stack's) | `dev` |
  * | `alarmEmail` | subscribe this address to the alarms' SNS topic | no topic |
  * | `authIssuer` | trust this OIDC issuer instead of creating a Cognito pool | Cognito |
  * | `authAudience` | with `authIssuer`: accepted `aud` values, comma-separated (required) | |
@@ -63,25 +63,35 @@ export class StageConfigError extends Error {
 
 /** Short and DNS-safe: it ends up in the stack name and the Cognito domain prefix. */
 const stagePattern = /^[a-z][a-z0-9-]{0,19}$/;
+/**
+ * The stage whose stack name, `PlantStore-<stage>`, is the CI stack's (infra/app.ts): deployed,
+ * it would replace the GitHub deploy role and OIDC provider with a copy of the API.
+ */
+const ciStackStage = 'ci';
 /** Cognito's own rule, plus its reserved words, checked here so a bad value fails at synth. */
 const domainPrefixPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const reservedInDomainPrefix = /aws|amazon|cognito/;
 
 export function readStageConfig(context: ContextReader): StageConfig {
-  const stage = text(context, 'stage') ?? 'dev';
+  const stage = contextText(context, 'stage') ?? 'dev';
   if (!stagePattern.test(stage)) {
     throw new StageConfigError(
       `context "stage" must be lowercase letters, digits and hyphens, starting with a letter, at most 20 characters: ${stage}`,
     );
   }
+  if (stage === ciStackStage) {
+    throw new StageConfigError(
+      `context "stage" cannot be "${ciStackStage}": PlantStore-${ciStackStage} is the CI stack's name`,
+    );
+  }
 
-  const alarmEmail = text(context, 'alarmEmail');
+  const alarmEmail = contextText(context, 'alarmEmail');
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
     throw new StageConfigError(`context "alarmEmail" is not an e-mail address: ${alarmEmail}`);
   }
 
   const externalIssuer = readExternalIssuer(context);
-  const authDomainPrefix = text(context, 'authDomainPrefix');
+  const authDomainPrefix = contextText(context, 'authDomainPrefix');
   // Only a Cognito pool without its own prefix gets the default one, which contains the stage.
   if (externalIssuer === undefined && authDomainPrefix === undefined) {
     defaultDomainPrefixStem(stage);
@@ -107,7 +117,7 @@ export function readStageConfig(context: ContextReader): StageConfig {
 }
 
 function readDeploymentConfig(context: ContextReader, stage: string): DeploymentConfigName {
-  const name = text(context, 'deploymentConfig');
+  const name = contextText(context, 'deploymentConfig');
   if (name === undefined) return defaultDeploymentConfig(stage);
   const known = deploymentConfigNames.find((each) => each === name);
   if (known === undefined) {
@@ -136,17 +146,17 @@ export function defaultDomainPrefixStem(stage: string): string {
 }
 
 function readExternalIssuer(context: ContextReader): TokenIssuerConfig | undefined {
-  const issuer = text(context, 'authIssuer');
+  const issuer = contextText(context, 'authIssuer');
   const dependents = ['authAudience', 'authJwksUrl', 'authScope'];
   if (issuer === undefined) {
-    const stray = dependents.find((key) => text(context, key) !== undefined);
+    const stray = dependents.find((key) => contextText(context, key) !== undefined);
     if (stray !== undefined) {
       throw new StageConfigError(`context "${stray}" applies only together with "authIssuer"`);
     }
     return undefined;
   }
   httpsUrl('authIssuer', issuer);
-  const audiences = (text(context, 'authAudience') ?? '')
+  const audiences = (contextText(context, 'authAudience') ?? '')
     .split(',')
     .map((audience) => audience.trim())
     .filter(Boolean);
@@ -154,12 +164,13 @@ function readExternalIssuer(context: ContextReader): TokenIssuerConfig | undefin
   if (audiences.length === 0) {
     throw new StageConfigError('context "authAudience" is required with "authIssuer"');
   }
-  const jwksUrl = text(context, 'authJwksUrl');
+  const jwksUrl = contextText(context, 'authJwksUrl');
   if (jwksUrl !== undefined) httpsUrl('authJwksUrl', jwksUrl);
-  return { issuer, audiences, jwksUrl, scope: text(context, 'authScope') };
+  return { issuer, audiences, jwksUrl, scope: contextText(context, 'authScope') };
 }
 
-function text(context: ContextReader, key: string): string | undefined {
+/** A context value as trimmed text; absent, null or blank is `undefined`, anything but a string throws. */
+export function contextText(context: ContextReader, key: string): string | undefined {
   const value = context(key);
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') {

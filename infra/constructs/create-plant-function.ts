@@ -3,7 +3,7 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IFunction, IVersion } from 'aws-cdk-lib/aws-lambda';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   Alias,
   ApplicationLogLevel,
@@ -61,9 +61,7 @@ export const liveAliasName = 'live';
  */
 export class CreatePlantFunction extends Construct {
   readonly function: IFunction;
-  /** The version this deploy published: the one a traffic shift moves `live` to. */
-  readonly version: IVersion;
-  /** `live`: what the HTTP API invokes. */
+  /** `live`: what the HTTP API invokes; its `version` is the one this deploy published. */
   readonly alias: Alias;
   readonly role: IRole;
   readonly logGroup: ILogGroup;
@@ -115,8 +113,10 @@ export class CreatePlantFunction extends Construct {
     // currentVersion hashes the function's configuration and code, so a deploy that changes
     // either publishes a new version and one that changes neither publishes none. Old versions are
     // kept (RETAIN): a rollback moves the alias back to one of them.
-    this.version = fn.currentVersion;
-    this.alias = new Alias(this, 'LiveAlias', { aliasName: liveAliasName, version: this.version });
+    this.alias = new Alias(this, 'LiveAlias', {
+      aliasName: liveAliasName,
+      version: fn.currentVersion,
+    });
 
     this.logGroup.grantWrite(role);
     // Exactly the two calls the handler's store makes, on this one table; not grantReadWriteData,

@@ -12,7 +12,7 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IAlias, IFunction, IVersion } from 'aws-cdk-lib/aws-lambda';
+import type { IAlias, IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -21,10 +21,11 @@ import { tableThrottledRequests } from './table-metrics.ts';
 
 export interface OperationalAlarmsProps {
   readonly function: IFunction;
-  /** The alias the API invokes; a traffic shift moves it to `deployedVersion`. */
+  /**
+   * The alias the API invokes, pointing at the version this deploy publishes (which a traffic
+   * shift moves it to): the rollback alarms watch that version's own errors.
+   */
   readonly alias: IAlias;
-  /** The version this deploy publishes: the rollback alarms watch its own errors. */
-  readonly deployedVersion: IVersion;
   readonly api: IHttpApi;
   readonly table: ITable;
   /**
@@ -50,8 +51,9 @@ const deploymentPeriod = Duration.minutes(1);
 
 /**
  * The alarms that should wake an operator: the function failing or throttled, clients getting
- * 5xx or slow answers, DynamoDB refusing work. Each fires on its first bad datapoint or on two of
- * three, and none fires on silence: an idle API has no datapoints, and that is not an incident.
+ * 5xx or slow answers, DynamoDB refusing work; and, on 1-minute periods, the two `rollbackAlarms`
+ * that let CodeDeploy roll a traffic shift back. Each fires on its first bad datapoint or on two
+ * of three, and none fires on silence: an idle API has no datapoints, and that is not an incident.
  */
 export class OperationalAlarms extends Construct {
   /** Every alarm, the rollback alarms included; with alarmEmail, each notifies the topic. */
@@ -141,15 +143,15 @@ export class OperationalAlarms extends Construct {
     //
     // The deployed version's own errors: Lambda counts the invocations of a weighted alias by
     // ExecutedVersion, so a bad canary is caught by its errors alone, whatever the old version
-    // does meanwhile. The dimension follows the version this deploy publishes.
-    const { alias, deployedVersion } = props;
+    // does meanwhile. The dimension follows the version this deploy publishes, the alias's.
+    const { alias } = props;
     const deployedVersionErrors = new Metric({
       namespace: 'AWS/Lambda',
       metricName: 'Errors',
       dimensionsMap: {
         FunctionName: fn.functionName,
         Resource: `${fn.functionName}:${alias.aliasName}`,
-        ExecutedVersion: deployedVersion.version,
+        ExecutedVersion: alias.version.version,
       },
       statistic: Stats.SUM,
       period: deploymentPeriod,

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readCiConfig } from '../../infra/ci-config.ts';
 import { PlantStoreCiStack, type PlantStoreCiStackProps } from '../../infra/ci-stack.ts';
 import { StageConfigError } from '../../infra/stage-config.ts';
+import { onlyResource } from './support/synth.ts';
 
 type Statement = {
   Action: string | string[];
@@ -29,13 +30,6 @@ function synthCi(
   return { app, stack, template: Template.fromStack(stack) };
 }
 
-type Resource = { Properties: Record<string, unknown> };
-const only = (template: Template, type: string): [string, Resource] => {
-  const entries = Object.entries(template.findResources(type));
-  expect(entries).toHaveLength(1);
-  return entries[0] as [string, Resource];
-};
-
 /** An ARN built with Fn::Join of strings and pseudo parameters, as text: `<AWS::AccountId>`. */
 const arnText = (value: unknown): string => {
   if (typeof value === 'string') return value;
@@ -46,7 +40,7 @@ const arnText = (value: unknown): string => {
 
 const trustStatements = (template: Template): Statement[] =>
   (
-    only(template, 'AWS::IAM::Role')[1].Properties.AssumeRolePolicyDocument as {
+    onlyResource(template, 'AWS::IAM::Role')[1].Properties.AssumeRolePolicyDocument as {
       Statement: Statement[];
     }
   ).Statement;
@@ -78,7 +72,7 @@ describe('PlantStoreCiStack OIDC provider', () => {
 describe('PlantStoreCiStack deploy role trust', () => {
   it("trusts only the repository's main branch and its prod environment, audience sts.amazonaws.com", () => {
     const { template } = synthCi();
-    const [providerId] = only(template, 'AWS::IAM::OIDCProvider');
+    const [providerId] = onlyResource(template, 'AWS::IAM::OIDCProvider');
     expect(trustStatements(template)).toEqual([
       {
         Effect: 'Allow',
@@ -114,7 +108,7 @@ describe('PlantStoreCiStack deploy role trust', () => {
 describe('PlantStoreCiStack deploy role permissions', () => {
   it('may assume only the CDK bootstrap roles of this account and region, and has no managed policy', () => {
     const { template } = synthCi();
-    const [, role] = only(template, 'AWS::IAM::Role');
+    const [, role] = onlyResource(template, 'AWS::IAM::Role');
     expect(role.Properties).not.toHaveProperty('ManagedPolicyArns');
     const assume = policyStatements(template).filter((statement) =>
       [statement.Action].flat().some((action) => action.startsWith('sts:')),
@@ -152,7 +146,7 @@ describe('PlantStoreCiStack deploy role permissions', () => {
 
   it('outputs the role ARN for the repository variable', () => {
     const { template } = synthCi();
-    const [roleId] = only(template, 'AWS::IAM::Role');
+    const [roleId] = onlyResource(template, 'AWS::IAM::Role');
     template.hasOutput('DeployRoleArn', { Value: { 'Fn::GetAtt': [roleId, 'Arn'] } });
   });
 });
@@ -204,6 +198,7 @@ describe('readCiConfig', () => {
     [{ githubRepo: 'acme/plant-store/extra' }, /"githubRepo"/],
     [{ githubRepo: 'acme/*' }, /"githubRepo"/],
     [{ githubRepo: 'acme/..' }, /"githubRepo"/],
+    [{ githubRepo: 42 }, /"githubRepo" must be a string/],
     [{ githubRepo: repository, githubEnvironments: 'prod,*' }, /"githubEnvironments"/],
     [{ githubRepo: repository, githubEnvironments: 'pr:od' }, /"githubEnvironments"/],
     [

@@ -1,13 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { synthStack } from './support/synth.ts';
-
-type Resource = {
-  Type: string;
-  Properties: Record<string, unknown>;
-  DependsOn?: string[];
-  UpdatePolicy?: Record<string, unknown>;
-};
+import { onlyResource, type TemplateResource as Resource, synthStack } from './support/synth.ts';
 
 let template: Template;
 
@@ -16,11 +9,6 @@ beforeAll(() => {
   template = synthStack({ bundle: false }).template;
 });
 
-const only = (from: Template, type: string): [string, Resource] => {
-  const entries = Object.entries(from.findResources(type)) as [string, Resource][];
-  expect(entries).toHaveLength(1);
-  return entries[0] as [string, Resource];
-};
 const alarmNamed = (from: Template, idPrefix: string): [string, Resource] => {
   const found = Object.entries(from.findResources('AWS::CloudWatch::Alarm')).filter(([id]) =>
     id.startsWith(idPrefix),
@@ -31,8 +19,8 @@ const alarmNamed = (from: Template, idPrefix: string): [string, Resource] => {
 
 describe('PlantStoreStack live alias', () => {
   it('points the alias live at the version this deploy publishes', () => {
-    const [functionId] = only(template, 'AWS::Lambda::Function');
-    const [versionId] = only(template, 'AWS::Lambda::Version');
+    const [functionId] = onlyResource(template, 'AWS::Lambda::Function');
+    const [versionId] = onlyResource(template, 'AWS::Lambda::Version');
     template.hasResourceProperties('AWS::Lambda::Version', { FunctionName: { Ref: functionId } });
     template.hasResourceProperties('AWS::Lambda::Alias', {
       Name: 'live',
@@ -42,7 +30,7 @@ describe('PlantStoreStack live alias', () => {
   });
 
   it('is what the API invokes, not $LATEST', () => {
-    const [aliasId] = only(template, 'AWS::Lambda::Alias');
+    const [aliasId] = onlyResource(template, 'AWS::Lambda::Alias');
     template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
       IntegrationUri: { Ref: aliasId },
     });
@@ -52,10 +40,10 @@ describe('PlantStoreStack live alias', () => {
 
 describe('PlantStoreStack gradual deployment', () => {
   it('hands every alias update to the CodeDeploy deployment group', () => {
-    const [groupId] = only(template, 'AWS::CodeDeploy::DeploymentGroup');
-    const [applicationId] = only(template, 'AWS::CodeDeploy::Application');
+    const [groupId] = onlyResource(template, 'AWS::CodeDeploy::DeploymentGroup');
+    const [applicationId] = onlyResource(template, 'AWS::CodeDeploy::Application');
     template.hasResourceProperties('AWS::CodeDeploy::Application', { ComputePlatform: 'Lambda' });
-    const [, alias] = only(template, 'AWS::Lambda::Alias');
+    const [, alias] = onlyResource(template, 'AWS::Lambda::Alias');
     expect(alias.UpdatePolicy).toEqual({
       CodeDeployLambdaAliasUpdate: {
         ApplicationName: { Ref: applicationId },
@@ -86,7 +74,7 @@ describe('PlantStoreStack gradual deployment', () => {
   });
 
   it('rolls back when the deployment fails, is stopped, or a rollback alarm fires', () => {
-    const [, group] = only(template, 'AWS::CodeDeploy::DeploymentGroup');
+    const [, group] = onlyResource(template, 'AWS::CodeDeploy::DeploymentGroup');
     expect(group.Properties.AutoRollbackConfiguration).toEqual({
       Enabled: true,
       Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM'],
@@ -96,7 +84,7 @@ describe('PlantStoreStack gradual deployment', () => {
   it("watches exactly the deployed version's errors and the API 5xx rate, and stops on a failed poll", () => {
     const [versionErrorsId] = alarmNamed(template, 'AlarmsDeployedVersionErrors');
     const [serverErrorsId] = alarmNamed(template, 'AlarmsDeploymentApi5xxRate');
-    const [, group] = only(template, 'AWS::CodeDeploy::DeploymentGroup');
+    const [, group] = onlyResource(template, 'AWS::CodeDeploy::DeploymentGroup');
     expect(group.Properties.AlarmConfiguration).toEqual({
       Enabled: true,
       Alarms: [{ Name: { Ref: versionErrorsId } }, { Name: { Ref: serverErrorsId } }],
@@ -106,15 +94,15 @@ describe('PlantStoreStack gradual deployment', () => {
   it('updates the rollback alarms before it moves the alias, so a canary is watched by its own', () => {
     const [versionErrorsId] = alarmNamed(template, 'AlarmsDeployedVersionErrors');
     const [serverErrorsId] = alarmNamed(template, 'AlarmsDeploymentApi5xxRate');
-    const [, alias] = only(template, 'AWS::Lambda::Alias');
+    const [, alias] = onlyResource(template, 'AWS::Lambda::Alias');
     expect(alias.DependsOn).toEqual(expect.arrayContaining([versionErrorsId, serverErrorsId]));
   });
 });
 
 describe('PlantStoreStack rollback alarms', () => {
   it('count the errors of the version being deployed, through the alias, each minute', () => {
-    const [functionId] = only(template, 'AWS::Lambda::Function');
-    const [versionId] = only(template, 'AWS::Lambda::Version');
+    const [functionId] = onlyResource(template, 'AWS::Lambda::Function');
+    const [versionId] = onlyResource(template, 'AWS::Lambda::Version');
     const [, alarm] = alarmNamed(template, 'AlarmsDeployedVersionErrors');
     expect(alarm.Properties).toMatchObject({
       Namespace: 'AWS/Lambda',
@@ -165,7 +153,7 @@ describe('PlantStoreStack rollback alarms', () => {
 
 describe('PlantStoreStack metrics behind an alias', () => {
   it('keeps the throttles alarm on the whole function: throttling counts every version', () => {
-    const [functionId] = only(template, 'AWS::Lambda::Function');
+    const [functionId] = onlyResource(template, 'AWS::Lambda::Function');
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'Throttles',
       Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
@@ -173,9 +161,9 @@ describe('PlantStoreStack metrics behind an alias', () => {
   });
 
   it("finds the handler's metrics under the function's name, which Lambda gives it behind an alias too", () => {
-    const [functionId] = only(template, 'AWS::Lambda::Function');
-    const [aliasId] = only(template, 'AWS::Lambda::Alias');
-    const [, dashboard] = only(template, 'AWS::CloudWatch::Dashboard');
+    const [functionId] = onlyResource(template, 'AWS::Lambda::Function');
+    const [aliasId] = onlyResource(template, 'AWS::Lambda::Alias');
+    const [, dashboard] = onlyResource(template, 'AWS::CloudWatch::Dashboard');
     const body = JSON.stringify(dashboard.Properties.DashboardBody);
     // The Service dimension's value is the next part of the joined body after `"Service","`.
     const parts = (dashboard.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })[

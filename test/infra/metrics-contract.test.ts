@@ -5,6 +5,7 @@ import {
   outcomeOf,
   type RequestOutcome,
 } from '../../functions/create-plant/edge/request-metrics.ts';
+import { extractedMetrics } from './support/emf.ts';
 import { synthStack } from './support/synth.ts';
 
 /**
@@ -143,24 +144,13 @@ function emittedMetrics(service: string): MetricIdentity[] {
     [undefined, 12.5].flatMap((storeLatencyMs) => {
       const authFailureReason = authRefusals.has(outcome) ? 'expired' : undefined;
       const line = embeddedMetrics({ outcome, service, authFailureReason, storeLatencyMs }, 0);
-      const directives = (
-        line._aws as {
-          CloudWatchMetrics: {
-            Namespace: string;
-            Dimensions: string[][];
-            Metrics: { Name: string }[];
-          }[];
-        }
-      ).CloudWatchMetrics;
-      return directives.flatMap(({ Namespace, Dimensions, Metrics }) =>
-        Dimensions.flatMap((dimensionSet) =>
-          Metrics.map(({ Name }) => ({
-            namespace: Namespace,
-            name: Name,
-            dimensions: Object.fromEntries(dimensionSet.map((key) => [key, String(line[key])])),
-          })),
+      return extractedMetrics(line).map(({ namespace, name, dimensions }) => ({
+        namespace,
+        name,
+        dimensions: Object.fromEntries(
+          Object.entries(dimensions).map(([key, value]) => [key, String(value)]),
         ),
-      );
+      }));
     }),
   );
 }

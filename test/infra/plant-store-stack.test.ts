@@ -8,14 +8,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleFileName, esbuildBuildOptions, nodeOptions } from '../../infra/bundling.ts';
 import { accessLogFields } from '../../infra/constructs/plants-http-api.ts';
 import { StageConfigError } from '../../infra/stage-config.ts';
-import { type Synthesized, synthStack } from './support/synth.ts';
-
-type Resource = {
-  Type: string;
-  Properties: Record<string, unknown>;
-  Metadata?: Record<string, unknown>;
-  DeletionPolicy?: string;
-};
+import {
+  onlyResource,
+  type TemplateResource as Resource,
+  type Synthesized,
+  synthStack,
+} from './support/synth.ts';
 
 /** One synth with real esbuild bundling for the whole file: it is the slow part. */
 let synthesized: Synthesized;
@@ -26,16 +24,11 @@ beforeAll(() => {
   template = synthesized.template;
 });
 
-const onlyResource = (type: string): [string, Resource] => {
-  const entries = Object.entries(template.findResources(type)) as [string, Resource][];
-  expect(entries).toHaveLength(1);
-  return entries[0] as [string, Resource];
-};
-const logicalId = (type: string): string => onlyResource(type)[0];
+const logicalId = (type: string): string => onlyResource(template, type)[0];
 
 /** The log group the API stage writes its access logs to. */
 const accessLogGroupId = (): string => {
-  const [, stage] = onlyResource('AWS::ApiGatewayV2::Stage');
+  const [, stage] = onlyResource(template, 'AWS::ApiGatewayV2::Stage');
   const settings = stage.Properties.AccessLogSettings as {
     DestinationArn: { 'Fn::GetAtt': [string, string] };
   };
@@ -127,7 +120,7 @@ describe('PlantStoreStack HTTP API', () => {
   });
 
   it('writes one JSON access log line per request to a log group with retention', () => {
-    const [, stage] = onlyResource('AWS::ApiGatewayV2::Stage');
+    const [, stage] = onlyResource(template, 'AWS::ApiGatewayV2::Stage');
     const settings = stage.Properties.AccessLogSettings as {
       Format: string;
       DestinationArn: unknown;
@@ -199,7 +192,7 @@ describe('PlantStoreStack function', () => {
   });
 
   it('logs to its own log group, kept for 30 days', () => {
-    const [, fn] = onlyResource('AWS::Lambda::Function');
+    const [, fn] = onlyResource(template, 'AWS::Lambda::Function');
     const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
     expect(template.findResources('AWS::Logs::LogGroup')[LogGroup.Ref]?.Properties).toMatchObject({
       RetentionInDays: 30,
@@ -233,7 +226,7 @@ describe('PlantStoreStack function', () => {
   });
 
   it('ships the exact bundle the shared esbuild options build: ESM, minified, source-mapped', async () => {
-    const [, fn] = onlyResource('AWS::Lambda::Function');
+    const [, fn] = onlyResource(template, 'AWS::Lambda::Function');
     const { S3Key } = fn.Properties.Code as { S3Key: string };
     const assetDir = path.join(
       synthesized.app.synth().directory,
@@ -323,7 +316,7 @@ describe('PlantStoreStack IAM', () => {
   });
 
   it('writes logs only to the function log group, with no managed policy on the role', () => {
-    const [, fn] = onlyResource('AWS::Lambda::Function');
+    const [, fn] = onlyResource(template, 'AWS::Lambda::Function');
     const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
     expect(
       statements().filter((s) => [s.Action].flat().some((a) => a.startsWith('logs:'))),
@@ -402,7 +395,7 @@ describe('PlantStoreStack Cognito machine auth', () => {
   });
 
   it('serves the token endpoint at plants-<stage>-<stack instance id>, without the account id', () => {
-    const [, domain] = onlyResource('AWS::Cognito::UserPoolDomain');
+    const [, domain] = onlyResource(template, 'AWS::Cognito::UserPoolDomain');
     expect(domain.Properties.UserPoolId).toEqual({ Ref: logicalId('AWS::Cognito::UserPool') });
 
     expect(JSON.stringify(domain.Properties.Domain)).not.toContain('AWS::AccountId');
@@ -763,7 +756,7 @@ describe('PlantStoreStack environments', () => {
 describe('PlantStoreStack operations dashboard', () => {
   /** The dashboard body with CloudFormation references written as `<ref>`, so it can be searched. */
   const dashboardBody = (): string => {
-    const [, dashboard] = onlyResource('AWS::CloudWatch::Dashboard');
+    const [, dashboard] = onlyResource(template, 'AWS::CloudWatch::Dashboard');
     const flatten = (value: unknown): string => {
       if (typeof value === 'string') return value;
       const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -23,6 +23,7 @@ import { createThrowawayCa, type ThrowawayCa } from '../../fixtures/throwaway-ca
 import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
 import { fakeEvent } from '../support/fake-event.ts';
 import { startTestIssuer, type TestIssuer } from '../support/test-issuer.ts';
+import { extractedMetrics } from './support/emf.ts';
 
 /**
  * The asset `npx cdk synth` writes to cdk.out, in the default Cognito mode, run as Lambda runs it:
@@ -44,6 +45,7 @@ let issuer: TestIssuer;
 let db: DynaliteServer;
 let issuerEndpoint: HttpsEndpoint;
 let storeEndpoint: HttpsEndpoint;
+let outdir = '';
 let fn: LambdaFunctionSpec;
 let env: Record<string, string>;
 let providerUrl: string;
@@ -60,6 +62,7 @@ beforeAll(async () => {
   providerUrl = `${issuerEndpoint.url.origin}/${userPoolId}`;
 
   const assembly = await synthesizeApp();
+  outdir = assembly.outdir;
   fn = findLambdaFunction(assembly, 'CreatePlant/Function/Resource');
   const deployment: Deployment = {
     region,
@@ -79,6 +82,9 @@ afterAll(async () => {
   await lambda?.close();
   await Promise.all([issuerEndpoint?.close(), storeEndpoint?.close()]);
   await Promise.all([issuer?.close(), db?.close()]);
+  // synthesizeApp and createThrowawayCa each make a temporary folder; nothing else removes them.
+  if (outdir) await rm(outdir, { recursive: true, force: true });
+  if (ca) await rm(ca.dir, { recursive: true, force: true });
 });
 
 /** The `AllowedOAuthScopes` of the app client with the client-credentials flow, evaluated. */
@@ -141,40 +147,6 @@ function requestLogLine(result: InvokeResult): Record<string, unknown> {
     .filter((line) => line.message === 'request' && line.requestId === `fixture-${result.id}`);
   expect(lines).toHaveLength(1);
   return lines[0] as Record<string, unknown>;
-}
-
-type EmfMetric = {
-  readonly namespace: string;
-  readonly dimensions: Readonly<Record<string, unknown>>;
-  readonly name: string;
-  readonly unit: string;
-  readonly value: unknown;
-};
-
-/** The metrics CloudWatch extracts from an Embedded Metric Format line, one per dimension set. */
-function embeddedMetrics(line: Record<string, unknown>): EmfMetric[] {
-  const directives = (
-    line._aws as
-      | {
-          CloudWatchMetrics: {
-            Namespace: string;
-            Dimensions: string[][];
-            Metrics: { Name: string; Unit: string }[];
-          }[];
-        }
-      | undefined
-  )?.CloudWatchMetrics;
-  return (directives ?? []).flatMap(({ Namespace, Dimensions, Metrics }) =>
-    Dimensions.flatMap((names) =>
-      Metrics.map(({ Name, Unit }) => ({
-        namespace: Namespace,
-        dimensions: Object.fromEntries(names.map((name) => [name, line[name]])),
-        name: Name,
-        unit: Unit,
-        value: line[Name],
-      })),
-    ),
-  );
 }
 
 describe('the create-plant asset in cdk.out', () => {
@@ -301,7 +273,7 @@ describe('the create-plant asset, invoked as Lambda does, with a Cognito client-
 
     const createdLine = requestLogLine(created.result);
     expect(createdLine).toMatchObject({ status: 200, outcome: 'created', clientId });
-    expect(embeddedMetrics(createdLine)).toEqual([
+    expect(extractedMetrics(createdLine)).toEqual([
       {
         namespace: 'PlantStore',
         dimensions: { Service: service },
@@ -322,7 +294,7 @@ describe('the create-plant asset, invoked as Lambda does, with a Cognito client-
     expect(unauthorizedLine).toMatchObject({ status: 401, outcome: 'unauthorized' });
     const reason = unauthorizedLine.AuthFailureReason;
     expect(reason).toEqual(expect.any(String));
-    expect(embeddedMetrics(unauthorizedLine)).toEqual([
+    expect(extractedMetrics(unauthorizedLine)).toEqual([
       {
         namespace: 'PlantStore',
         dimensions: { Service: service },

@@ -86,6 +86,7 @@ describe('readStageConfig', () => {
     [{ authIssuer: 'https://i.example.com', authAudience: 'p', authJwksUrl: 'x' }, /"authJwksUrl"/],
     [{ authAudience: 'plants' }, /only together with "authIssuer"/],
     [{ stage: 42 }, /"stage" must be a string/],
+    [{ stage: 'ci' }, /"stage" cannot be "ci": PlantStore-ci is the CI stack's name/],
     [{ stage: 'laws' }, /stage "laws" contains "aws".*-c authDomainPrefix=/],
     [{ stage: 'amazonia' }, /stage "amazonia" contains "amazon"/],
     [{ stage: 'cognito-test' }, /stage "cognito-test" contains "cognito"/],

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { expect } from 'vitest';
 import { projectRoot } from '../../../infra/bundling.ts';
 import { PlantStoreStack, type PlantStoreStackProps } from '../../../infra/plant-store-stack.ts';
 
@@ -40,4 +41,21 @@ export function buildStack(options: SynthOptions = {}): { app: App; stack: Plant
 export function synthStack(options: SynthOptions = {}): Synthesized {
   const { app, stack } = buildStack(options);
   return { app, stack, template: Template.fromStack(stack) };
+}
+
+/** A resource as a synthesized template holds it. */
+export type TemplateResource = {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
+  readonly DependsOn?: string[];
+  readonly UpdatePolicy?: Record<string, unknown>;
+  readonly DeletionPolicy?: string;
+};
+
+/** The template's one resource of `type`, as `[logical id, resource]`; fails unless there is exactly one. */
+export function onlyResource(template: Template, type: string): [string, TemplateResource] {
+  const entries = Object.entries(template.findResources(type)) as [string, TemplateResource][];
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, TemplateResource];
 }
