@@ -3,18 +3,15 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
 import { signRequest } from '../../../../functions/create-plant/store/aws-signature-v4.ts';
 
+type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',
   secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
 };
 
 /** The AWS SDK's own signer, the reference our 40-line signer must agree with byte for byte. */
-async function referenceHeaders(
-  url: URL,
-  body: string,
-  creds: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
-  now: Date,
-) {
+async function referenceHeaders(url: URL, body: string, creds: Credentials, now: Date) {
   const signer = new SignatureV4({
     credentials: creds,
     region: 'eu-west-1',
@@ -42,6 +39,24 @@ async function referenceHeaders(
   return signed.headers;
 }
 
+/** The same PutItem request as `referenceHeaders` signs, signed by ours. */
+function ourHeaders(url: URL, body: string, creds: Credentials, now: Date) {
+  return signRequest(
+    {
+      method: 'POST',
+      url,
+      headers: {
+        'Content-Type': 'application/x-amz-json-1.0',
+        'X-Amz-Target': 'DynamoDB_20120810.PutItem',
+      },
+      body,
+    },
+    creds,
+    { region: 'eu-west-1', service: 'dynamodb' },
+    now,
+  );
+}
+
 describe('signRequest', () => {
   it.each([
     ['the regional endpoint', 'https://dynamodb.eu-west-1.amazonaws.com/', undefined],
@@ -58,20 +73,7 @@ describe('signRequest', () => {
     const now = new Date('2026-11-22T16:15:00.123Z');
     const creds = sessionToken ? { ...credentials, sessionToken } : credentials;
 
-    const ours = signRequest(
-      {
-        method: 'POST',
-        url,
-        headers: {
-          'Content-Type': 'application/x-amz-json-1.0',
-          'X-Amz-Target': 'DynamoDB_20120810.PutItem',
-        },
-        body,
-      },
-      creds,
-      { region: 'eu-west-1', service: 'dynamodb' },
-      now,
-    );
+    const ours = ourHeaders(url, body, creds, now);
     const reference = await referenceHeaders(url, body, creds, now);
 
     expect(ours.authorization).toBe(reference.authorization);
@@ -91,20 +93,7 @@ describe('signRequest', () => {
     ] as const;
 
     for (const [creds, now] of requests) {
-      const ours = signRequest(
-        {
-          method: 'POST',
-          url,
-          headers: {
-            'Content-Type': 'application/x-amz-json-1.0',
-            'X-Amz-Target': 'DynamoDB_20120810.PutItem',
-          },
-          body,
-        },
-        creds,
-        { region: 'eu-west-1', service: 'dynamodb' },
-        now,
-      );
+      const ours = ourHeaders(url, body, creds, now);
       const reference = await referenceHeaders(url, body, creds, now);
       expect(ours.authorization).toBe(reference.authorization);
     }
