@@ -100,16 +100,17 @@ export function docsPage(source: DocsPageSource): string {
     source.kind === 'served'
       ? `<script src="${docsPaths.assets}swagger-ui-bundle.js"></script>`
       : `<script>\n${inlineScript(source.script)}\n</script>`;
+  const devToken = source.kind === 'served' ? source.devToken : undefined;
   const note =
-    source.kind === 'served' && source.devToken !== undefined
-      ? '<p class="local-note">Local development server: <b>Authorize</b> holds a fresh ' +
+    devToken === undefined
+      ? ''
+      : '<p class="local-note">Local development server: <b>Authorize</b> holds a fresh ' +
         'development token (valid for 1 hour; reload the page for a new one, or run ' +
-        '<code>npm run -s token</code>), so <b>Try it out</b> calls this API as it is.</p>'
-      : '';
+        '<code>npm run -s token</code>), so <b>Try it out</b> calls this API as it is.</p>';
   const preauthorize =
-    source.kind === 'served' && source.devToken !== undefined
-      ? `\n      onComplete: () => ui.preauthorizeApiKey('bearerAuth', ${scriptJson(source.devToken)}),`
-      : '';
+    devToken === undefined
+      ? ''
+      : `\n      onComplete: () => ui.preauthorizeApiKey('bearerAuth', ${scriptJson(devToken)}),`;
   return `<!doctype html>
 <html lang="en">
 <head>

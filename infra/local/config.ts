@@ -59,9 +59,14 @@ export function baseUrl(host: string, port: number): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
+/** A host name or address without the brackets an IPv6 address may be written in: `[::1]` -> `::1`. */
+export function bareHost(host: string): string {
+  return host.replace(/^\[(.*)\]$/, '$1');
+}
+
 /** Whether only this machine can reach an address: `localhost`, 127.0.0.0/8 or `::1`. */
 export function isLoopback(host: string): boolean {
-  const bare = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const bare = bareHost(host.toLowerCase());
   return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 

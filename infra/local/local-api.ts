@@ -5,7 +5,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 import { docsPage, docsPaths, readDocsAsset, specFile, specForOrigin } from './api-docs.ts';
-import { baseUrl, type DevClient, defaults, isLoopback, LocalConfigError } from './config.ts';
+import {
+  bareHost,
+  baseUrl,
+  type DevClient,
+  defaults,
+  isLoopback,
+  LocalConfigError,
+} from './config.ts';
 import { ensurePrivateDir, lockDataDir } from './data-dir.ts';
 import { DevIssuer, issuerPaths, plantsWriteScope } from './dev-issuer.ts';
 import { localAwsCredentials, startDynamoDb } from './dynamodb.ts';
@@ -110,6 +117,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     cleanup.push(() => dynamodb.close());
 
     const bodyBudget = new BodyBudget(limits.bodyBytesInFlight);
+    const serverNames = [...ownHostNames, bareHost(options.host)];
     const server = createServer(
       {
         requestTimeout: limits.requestTimeoutMs,
@@ -130,9 +138,9 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         });
         // Also the address the request came to, so that HOST=0.0.0.0 answers at this machine's IPs.
         const arrivedAt = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
-        const ownNames = [...ownHostNames, options.host.replace(/^\[(.*)\]$/, '$1'), arrivedAt];
+        const names = [...serverNames, arrivedAt];
         // The socket's own port: `server.address()` is null once the server has begun to close.
-        if (!namesThisServer(req.headers.host, req.socket.localPort, ownNames)) {
+        if (!namesThisServer(req.headers.host, req.socket.localPort, names)) {
           res.setHeader('connection', 'close');
           return writeResponse(res, gatewayError(421), newRequestId());
         }

@@ -134,10 +134,19 @@ export async function startFaultProxy(
     client.on('close', () => server.destroy());
   };
 
-  const answer = (client: Socket, status: string, contentType: string, body: string) => {
-    client.end(
-      `HTTP/1.1 ${status}\r\ncontent-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+  /** Answers the client in the proxy's stead, with its own framing, and closes the connection. */
+  const answer = (
+    client: Socket,
+    status: string,
+    headers: Readonly<Record<string, string>>,
+    body: Buffer | string,
+  ) => {
+    const bytes = Buffer.from(body);
+    const lines = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const head = `HTTP/1.1 ${status}\r\n${lines}content-length: ${bytes.length}\r\nconnection: close\r\n\r\n`;
+    client.end(Buffer.concat([Buffer.from(head, 'latin1'), bytes]));
   };
 
   /**
@@ -150,10 +159,10 @@ export async function startFaultProxy(
   const forwardLikeDynamoDb = async (client: Socket, head: Buffer) => {
     try {
       const request = await readRequest(client, head);
-      const answer = await send(upstream, request);
-      let body = answer.body;
+      const reply = await send(upstream, request);
+      let body = reply.body;
       const putItem = JSON.parse(request.body.toString('utf8')) as PutItemInput;
-      if (answer.status === 400 && putItem.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
+      if (reply.status === 400 && putItem.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
         const error = JSON.parse(body.toString('utf8')) as { __type?: string };
         if (error.__type?.endsWith('#ConditionalCheckFailedException')) {
           const Item = await storedItems?.read(putItem.TableName, putItem.Item);
@@ -161,18 +170,14 @@ export async function startFaultProxy(
         }
       }
       if (client.destroyed || closed) return;
-      const headers = Object.entries(answer.headers)
-        .filter(([name]) => !answerFramingHeaders.has(name))
-        .map(([name, value]) => `${name}: ${value}\r\n`)
-        .join('');
-      client.end(
-        Buffer.concat([
-          Buffer.from(
-            `HTTP/1.1 ${answer.status} ${answer.statusText}\r\n${headers}content-length: ${body.length}\r\nx-amz-crc32: ${crc32(body)}\r\nconnection: close\r\n\r\n`,
-            'latin1',
-          ),
-          body,
-        ]),
+      const headers = Object.entries(reply.headers).filter(
+        ([name]) => !answerFramingHeaders.has(name),
+      );
+      answer(
+        client,
+        `${reply.status} ${reply.statusText}`,
+        { ...Object.fromEntries(headers), 'x-amz-crc32': String(crc32(body)) },
+        body,
       );
     } catch {
       client.destroy();
@@ -198,14 +203,14 @@ export async function startFaultProxy(
         return answer(
           client,
           '500 Internal Server Error',
-          'text/html',
+          { 'content-type': 'text/html' },
           '<html><body>500 Internal Server Error</body></html>',
         );
       case 'dynamoError':
         return answer(
           client,
           `${applied.status} Injected`,
-          'application/x-amz-json-1.0',
+          { 'content-type': 'application/x-amz-json-1.0' },
           JSON.stringify({
             __type: `com.amazonaws.dynamodb.v20120810#${applied.type}`,
             message: `Injected ${applied.type}`,
@@ -289,7 +294,7 @@ type PutItemInput = {
   readonly ReturnValuesOnConditionCheckFailure?: string;
 };
 
-/** The headers that frame an answer; the proxy writes its own when it changes the body. */
+/** The headers that frame an answer; `answer` writes its own when the proxy changes the body. */
 const answerFramingHeaders = new Set([
   'content-length',
   'x-amz-crc32',

@@ -17,10 +17,14 @@ export type FieldSample<T> =
  * ZWNJ and ZWJ (Cf too) through in a few joining contexts; random text never gets them here, and
  * `joinedTexts` below sends those contexts on purpose.
  */
-const refusedCharacters = /[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const refusedCharacter = /[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/u;
+/** The same class for `replace`; `test` keeps a flag-free one, as a `g` regex carries `lastIndex` over. */
+const refusedCharacters = new RegExp(refusedCharacter.source, 'gu');
 
-/** Format characters refused in any position: bidi controls, zero-width and invisible ones. */
+/**
+ * Characters refused in any position: bidi controls, zero-width and invisible format characters,
+ * and the line and paragraph separators.
+ */
 const refusedFormatCodes = [
   0x061c, 0x00ad, 0x200b, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066,
   0x2067, 0x2068, 0x2069, 0xfeff, 0x2028, 0x2029,

@@ -94,9 +94,8 @@ export async function startTestIssuer(options: TestIssuerOptions = {}): Promise<
         .setProtectedHeader({ alg, kid: key.kid, typ: 'JWT', ...options.header })
         .setIssuer(options.issuer ?? issuer)
         .setSubject(options.claims?.sub ?? 'test-client')
-        .setIssuedAt(now);
+        .setIssuedAt(now + (options.issuedAt ?? 0));
       if (options.expiresIn !== null) token.setExpirationTime(now + (options.expiresIn ?? 300));
-      if (options.issuedAt !== undefined) token.setIssuedAt(now + options.issuedAt);
       return token.sign(key.privateKey);
     },
     async signClaimsText(claims) {

@@ -15,18 +15,18 @@ import { recordedIssuer, recordIssuer } from '../../../infra/local/issuer-record
 import { loadOrCreateSigningKey, signingKeyFile } from '../../../infra/local/signing-key.ts';
 import { tempDataDir } from './local-api-fixture.ts';
 
+let dir: string;
+let removeDir: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ dir, remove: removeDir } = await tempDataDir());
+});
+
+afterAll(async () => {
+  await removeDir?.();
+});
+
 describe('lockDataDir', () => {
-  let dir: string;
-  let removeDir: () => Promise<void>;
-
-  beforeAll(async () => {
-    ({ dir, remove: removeDir } = await tempDataDir());
-  });
-
-  afterAll(async () => {
-    await removeDir?.();
-  });
-
   it('names the directory and PLANTS_DATA_DIR when the directory cannot be made', async () => {
     // Prepare
     const file = join(dir, 'a-file');
@@ -119,17 +119,6 @@ async function deadPid(): Promise<number> {
 }
 
 describe('the data directory is trusted only when only you can change it', () => {
-  let dir: string;
-  let removeDir: () => Promise<void>;
-
-  beforeAll(async () => {
-    ({ dir, remove: removeDir } = await tempDataDir());
-  });
-
-  afterAll(async () => {
-    await removeDir?.();
-  });
-
   it('refuses a directory group or others can write to', async () => {
     // Prepare
     const shared = join(dir, 'shared');

@@ -3,7 +3,7 @@ import { connect, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalConfigError } from '../../../infra/local/config.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
-import { client, clientCredentialsToken, createPlant } from './local-api-fixture.ts';
+import { client, clientCredentialsToken, createPlant, tokenRequest } from './local-api-fixture.ts';
 
 interface RawAnswer {
   readonly status: number;
@@ -32,13 +32,6 @@ function rawRequest(
     req.end(init.body);
   });
 }
-
-const basic = `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
-const tokenRequest = {
-  method: 'POST',
-  headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
-  body: 'grant_type=client_credentials',
-};
 
 describe('startLocalApi answers only to its own host names (DNS rebinding)', () => {
   let api: LocalApi;
@@ -158,10 +151,7 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
     // Act: the port opens before the function's 1.5 s init, so these connect during the warm-up.
     const [jwks, token, plants] = await Promise.all([
       firstAnswer(`${url}/.well-known/jwks.json`, {}),
-      firstAnswer(`${url}/oauth2/token`, {
-        ...tokenRequest,
-        headers: tokenRequest.headers,
-      }),
+      firstAnswer(`${url}/oauth2/token`, tokenRequest),
       firstAnswer(`${url}/plants`, { method: 'POST', body: '{}' }),
     ]);
     const api = await starting;

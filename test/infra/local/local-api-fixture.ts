@@ -16,15 +16,18 @@ export function startTestApi(dataDir?: string): Promise<LocalApi> {
   return startLocalApi({ host: '127.0.0.1', port: 0, dataDir, client, log: () => {} });
 }
 
+/** The client-credentials grant for `client`, as a request to the token endpoint. */
+export const tokenRequest = {
+  method: 'POST',
+  headers: {
+    'content-type': 'application/x-www-form-urlencoded',
+    authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
+  },
+  body: 'grant_type=client_credentials',
+};
+
 export async function clientCredentialsToken(api: LocalApi): Promise<string> {
-  const response = await fetch(`${api.url}/oauth2/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
-    },
-    body: 'grant_type=client_credentials',
-  });
+  const response = await fetch(`${api.url}/oauth2/token`, tokenRequest);
   const body = (await response.json()) as { access_token: string };
   return body.access_token;
 }

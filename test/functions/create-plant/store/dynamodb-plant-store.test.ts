@@ -24,7 +24,10 @@ type StoreUnderTest = {
   readonly dynalite: DynaliteServer;
   readonly proxy: FaultProxy;
   readonly store: PlantStore;
-  /** The operations the store sent to DynamoDB while `act` ran, as the proxy saw them. */
+  /**
+   * The operations the store sent to DynamoDB while `act` ran, as the proxy saw them. A failure
+   * of `act` (an assertion in it included) fails the test: a case that expects one catches it.
+   */
   callsDuring(act: () => Promise<unknown>): Promise<string[]>;
   close(): Promise<void>;
 };
@@ -47,7 +50,7 @@ async function startStore(conditionFailure: ConditionFailureAnswer): Promise<Sto
     store,
     async callsDuring(act) {
       const before = proxy.requests().length;
-      await act().catch(() => undefined);
+      await act();
       return proxy
         .requests()
         .slice(before)
