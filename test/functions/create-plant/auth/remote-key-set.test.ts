@@ -26,17 +26,22 @@ describe('createRemoteKeySet', () => {
   });
 
   it('picks up a rotated key after the cooldown, and refetches at most once per cooldown', async () => {
-    const keys = createRemoteKeySet(new URL(issuer.jwksUrl), { ...production, cooldownMs: 200 });
+    // Long enough for an RSA key to be made under load (a 200 ms cooldown was not, at load 9).
+    const cooldownMs = 2000;
+    const keys = createRemoteKeySet(new URL(issuer.jwksUrl), { ...production, cooldownMs });
     await jwtVerify(await issuer.mint(), keys);
+    const fetchedAt = performance.now();
     await issuer.rotate();
     const rotated = await issuer.mint();
 
     const tooSoon = await Promise.allSettled(
       Array.from({ length: 20 }, () => jwtVerify(rotated, keys)),
     );
-    await sleep(250);
+    const tooSoonWithinCooldown = performance.now() - fetchedAt < cooldownMs;
+    await sleep(fetchedAt + cooldownMs + 50 - performance.now());
     const afterCooldown = await jwtVerify(rotated, keys);
 
+    expect(tooSoonWithinCooldown).toBe(true);
     expect(tooSoon.every((outcome) => outcome.status === 'rejected')).toBe(true);
     expect((tooSoon[0] as PromiseRejectedResult).reason).toBeInstanceOf(errors.JWKSNoMatchingKey);
     expect(afterCooldown.payload.scope).toBe('plants/write');
