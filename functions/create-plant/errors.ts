@@ -1,27 +1,26 @@
+import { createError, HttpError } from '@middy/util';
+
 /**
- * The one error model of the HTTP edge. A step throws an `HttpError` when the client must be told
- * why; `edge/error-response.ts` turns it, and the store's domain errors, into `{error, message}`.
- * Anything else is unexpected and becomes a 500 that says nothing internal.
+ * The one family of client-facing errors: Middy's own `HttpError`, the class its body parser
+ * already throws, so the bundle carries one. A step throws one when the client must be told why;
+ * `edge/error-response.ts` turns it, and the domain errors of `store/` and `auth/`, into
+ * `{error, message}`. Anything else is unexpected and becomes a 500 that says nothing internal.
  */
-export class HttpError extends Error {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
+export { createError, HttpError };
 
-  constructor(
-    status: number,
-    message: string,
-    options: { headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
-    super(message, { cause: options.cause });
-    this.name = 'HttpError';
-    this.status = status;
-    this.headers = options.headers ?? {};
-  }
-}
+/**
+ * `HttpError`'s constructor as @middy/util's JavaScript defines it; its type declarations leave it
+ * out, so a subclass could not call it with a status without this view.
+ */
+export const MiddyHttpError = HttpError as unknown as new (
+  status: number,
+  message: string,
+  options?: { cause?: unknown },
+) => HttpError;
 
-export class BadRequestError extends HttpError {
+/** The request is refused as sent (400): the message says what to change. */
+export class BadRequestError extends MiddyHttpError {
   constructor(message: string, cause?: unknown) {
     super(400, message, { cause });
-    this.name = 'BadRequestError';
   }
 }

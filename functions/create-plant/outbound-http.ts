@@ -17,10 +17,10 @@ export type OutboundRequest = {
 export type OutboundResponse = { readonly statusCode: number; readonly body: string };
 
 /**
- * One HTTP(S) exchange over `node:http(s)` (no `fetch`: undici would cost the cold start ~20 ms).
+ * Sends one HTTP(S) request and reads the whole answer, over `node:http(s)` (no `fetch`: undici would cost the cold start ~20 ms).
  * Every status resolves; a network error, the deadline or an oversized answer rejects.
  */
-export function exchange(url: URL, options: OutboundRequest): Promise<OutboundResponse> {
+export function sendRequest(url: URL, options: OutboundRequest): Promise<OutboundResponse> {
   const { method, headers, agent, timeoutMs, maxResponseBytes } = options;
   return new Promise((resolve, reject) => {
     const request = transportFor(url).request(url, { method, headers, agent }, (response) => {

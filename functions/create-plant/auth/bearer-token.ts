@@ -1,4 +1,4 @@
-import { UnauthorizedError } from './challenge.ts';
+import { UnauthorizedError } from './auth-errors.ts';
 
 /** Tokens far larger than any real issuer mints are refused before any parsing or crypto. */
 const maxTokenLength = 8 * 1024;

@@ -6,7 +6,7 @@ import {
   type JSONWebKeySet,
   type JWSHeaderParameters,
 } from 'jose';
-import { exchange } from '../outbound-http.ts';
+import { sendRequest } from '../outbound-http.ts';
 
 export type RemoteKeySetOptions = {
   /** The whole fetch, connect to last byte. */
@@ -100,7 +100,7 @@ async function warmUpWebCrypto(): Promise<void> {
 }
 
 async function fetchJson(url: URL, timeoutMs: number): Promise<unknown> {
-  const { statusCode, body } = await exchange(url, {
+  const { statusCode, body } = await sendRequest(url, {
     method: 'GET',
     headers: { accept: 'application/json, application/jwk-set+json' },
     timeoutMs,

@@ -1,6 +1,5 @@
 import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
-import { HttpError } from '../errors.ts';
-import { UnauthorizedError } from './challenge.ts';
+import { IssuerUnavailableError, UnauthorizedError } from './auth-errors.ts';
 import { createRemoteKeySet } from './remote-key-set.ts';
 
 export type VerifiedToken = {
@@ -130,7 +129,7 @@ function acceptsAudience(payload: JWTPayload, audiences: readonly string[]): boo
 }
 
 /** Why a token failed, in words a client can act on; an unreachable issuer is not the client's fault. */
-function verificationFailure(error: unknown): HttpError {
+function verificationFailure(error: unknown): UnauthorizedError | IssuerUnavailableError {
   if (error instanceof errors.JWTExpired) {
     return new UnauthorizedError('expired', 'Token has expired', error);
   }
@@ -151,12 +150,7 @@ function verificationFailure(error: unknown): HttpError {
   if (error instanceof errors.JWSSignatureVerificationFailed) {
     return new UnauthorizedError('signature', 'Token signature is invalid', error);
   }
-  if (issuerFailed(error)) {
-    return new HttpError(503, 'Token issuer is unavailable, retry later', {
-      headers: { 'retry-after': '5' },
-      cause: error,
-    });
-  }
+  if (issuerFailed(error)) return new IssuerUnavailableError(error);
   return new UnauthorizedError('invalid', 'Token is malformed or invalid', error);
 }
 

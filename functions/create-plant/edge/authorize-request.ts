@@ -1,13 +1,23 @@
-import { authorize } from '../auth/authorize.ts';
-import type { TokenVerifier } from '../auth/token-verifier.ts';
+import { ForbiddenError } from '../auth/auth-errors.ts';
+import { readBearerToken } from '../auth/bearer-token.ts';
+import type { TokenVerifier, VerifiedToken } from '../auth/token-verifier.ts';
 import type { PlantMiddleware } from './request-context.ts';
 
-/** First step after the edge: no valid token, no look at the body, whatever it holds. */
+export type Caller = VerifiedToken;
+
+/**
+ * First step after the edge: the caller allowed to create plants, or a 401/403 naming the reason,
+ * before anything looks at the body, whatever it holds.
+ */
 export function authorizeRequest(verify: TokenVerifier, requiredScope: string): PlantMiddleware {
   return {
     name: 'authorizeRequest',
     before: async ({ event, context }) => {
-      context.caller = await authorize(event.headers ?? {}, verify, requiredScope);
+      const caller = await verify(readBearerToken(event.headers ?? {}));
+      if (!caller.scopes.includes(requiredScope)) {
+        throw new ForbiddenError(`Token lacks the scope "${requiredScope}"`, requiredScope);
+      }
+      context.caller = caller;
     },
   };
 }

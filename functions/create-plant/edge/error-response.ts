@@ -1,11 +1,43 @@
+import { AuthError, IssuerUnavailableError } from '../auth/auth-errors.ts';
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { errorResponse } from '../respond.ts';
 import { PlantConflictError, StoreUnavailableError } from '../store/plant-store.ts';
 import type { PlantMiddleware } from './request-context.ts';
 
-/** Seconds a client should wait before retrying a write the store could not take. */
-const storeRetryAfterSeconds = '1';
+type ClientAnswer = { status: number; message: string; headers?: Readonly<Record<string, string>> };
+
+type DomainAnswer = {
+  readonly type: new (...args: never[]) => Error;
+  readonly status: number;
+  /** What the client is told, when the error's own message is not for the client. */
+  readonly message?: string;
+  readonly retryAfterSeconds?: number;
+};
+
+/**
+ * The domain errors the client is told about, with their status and, for a dependency that is
+ * unavailable, how many seconds to wait before retrying: a write the store could not take is
+ * worth retrying soon; an issuer that could not be reached is given longer to recover.
+ */
+const domainAnswers: readonly DomainAnswer[] = [
+  { type: PlantConflictError, status: 409 },
+  {
+    type: StoreUnavailableError,
+    status: 503,
+    message: 'The plant store is busy or unavailable, retry later',
+    retryAfterSeconds: 1,
+  },
+  {
+    type: IssuerUnavailableError,
+    status: 503,
+    message: 'Token issuer is unavailable, retry later',
+    retryAfterSeconds: 5,
+  },
+];
+
+/** Middy's JSON body parser names itself in the `cause` of the errors it throws. */
+const bodyParserPackage = '@middy/http-json-body-parser';
 
 /**
  * Every error -> `{error, message}`, in this one place. Errors we threw on purpose say what the
@@ -17,7 +49,7 @@ export function mapErrors(log: Logger): PlantMiddleware {
     onError: (request) => {
       if (request.response !== undefined) return;
       const { error, context } = request;
-      const known = describe(error);
+      const known = clientAnswer(error);
       if (known) {
         request.response = errorResponse(known.status, known.message, known.headers);
         if (known.status >= 500) {
@@ -39,34 +71,36 @@ export function mapErrors(log: Logger): PlantMiddleware {
   };
 }
 
-type Described = { status: number; message: string; headers?: Readonly<Record<string, string>> };
-
-function describe(error: unknown): Described | undefined {
-  if (error instanceof HttpError) {
-    return { status: error.status, message: error.message, headers: error.headers };
+/** What the client is told about an error we expect, or undefined for one we do not. */
+function clientAnswer(error: unknown): ClientAnswer | undefined {
+  const answer = domainAnswers.find(({ type }) => error instanceof type);
+  if (answer && error instanceof Error) {
+    const { status, message = error.message, retryAfterSeconds } = answer;
+    const headers: Record<string, string> =
+      retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+    return { status, message, headers };
   }
-  if (error instanceof PlantConflictError) return { status: 409, message: error.message };
-  if (error instanceof StoreUnavailableError) {
+  if (!(error instanceof HttpError) || !error.expose) return undefined;
+  if (error instanceof AuthError) {
     return {
-      status: 503,
-      message: 'The plant store is busy or unavailable, retry later',
-      headers: { 'retry-after': storeRetryAfterSeconds },
+      status: error.statusCode,
+      message: error.message,
+      headers: { 'www-authenticate': error.challenge },
     };
   }
-  return describeBodyParserError(error);
+  return bodyParserAnswer(error) ?? { status: error.statusCode, message: error.message };
 }
 
 /**
  * @middy/http-json-body-parser answers 422 both for malformed JSON and for a `__proto__` or
- * `constructor.prototype` key; the contract calls both a bad request.
+ * `constructor.prototype` key; the contract calls both a bad request. Its `cause` tells them
+ * apart: a parse failure carries the parser's `message`; a forbidden key has none, and `data` is the key.
  */
-function describeBodyParserError(error: unknown): Described | undefined {
-  if (!(error instanceof Error) || !('statusCode' in error) || error.statusCode !== 422) {
-    return undefined;
-  }
-  const cause = error.cause as { data?: unknown } | undefined;
-  return error.message.startsWith('Forbidden key')
-    ? { status: 400, message: `Request body must not contain the key "${String(cause?.data)}"` }
+function bodyParserAnswer(error: HttpError): ClientAnswer | undefined {
+  const cause = error.cause as { package?: unknown; data?: unknown; message?: unknown } | undefined;
+  if (error.statusCode !== 422 || cause?.package !== bodyParserPackage) return undefined;
+  return cause.message === undefined && typeof cause.data === 'string'
+    ? { status: 400, message: `Request body must not contain the key "${cause.data}"` }
     : { status: 400, message: 'Request body is not valid JSON' };
 }
 

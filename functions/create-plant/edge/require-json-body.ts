@@ -1,4 +1,4 @@
-import { BadRequestError, HttpError } from '../errors.ts';
+import { BadRequestError, createError } from '../errors.ts';
 import type { PlantMiddleware } from './request-context.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -22,13 +22,13 @@ export function requireJsonBody(maxBytes: number): PlantMiddleware {
     before: ({ event, context }) => {
       const mediaType = event.headers?.['content-type']?.split(';')[0]?.trim().toLowerCase();
       if (mediaType !== 'application/json') {
-        throw new HttpError(415, 'Content-Type must be application/json');
+        throw createError(415, 'Content-Type must be application/json');
       }
       const body = event.body ?? '';
       // The decoded size: base64 padding carries no bytes, so a body at the limit passes either way.
       const size = Buffer.byteLength(body, event.isBase64Encoded ? 'base64' : 'utf8');
       if (size > maxBytes) {
-        throw new HttpError(413, `Request body must be at most ${maxBytes} bytes`);
+        throw createError(413, `Request body must be at most ${maxBytes} bytes`);
       }
       const text = event.isBase64Encoded ? decodeBase64Utf8(body) : body;
       if (text.trim() === '') throw new BadRequestError('Request body is required');

@@ -1,4 +1,4 @@
-import { exchange, keepAliveAgent, preconnect } from '../outbound-http.ts';
+import { keepAliveAgent, preconnect, sendRequest } from '../outbound-http.ts';
 import { type AwsCredentials, signRequest } from './aws-signature-v4.ts';
 
 /**
@@ -90,7 +90,7 @@ export function createDynamoDbClient(options: DynamoDbClientOptions): DynamoDbCl
       credentials,
       { region, service: 'dynamodb' },
     );
-    return exchange(endpoint, {
+    return sendRequest(endpoint, {
       method: 'POST',
       headers,
       body,

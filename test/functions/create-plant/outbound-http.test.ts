@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  exchange,
   keepAliveAgent,
   preconnect,
+  sendRequest,
 } from '../../../functions/create-plant/outbound-http.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 const get = (agent: ReturnType<typeof keepAliveAgent>) =>
-  exchange(url, { method: 'GET', headers: {}, timeoutMs: 2000, maxResponseBytes: 1024, agent });
+  sendRequest(url, { method: 'GET', headers: {}, timeoutMs: 2000, maxResponseBytes: 1024, agent });
 
 describe('preconnect', () => {
   it('opens one connection before any request and hands it to the first request', async () => {

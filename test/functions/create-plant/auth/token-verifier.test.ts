@@ -1,6 +1,6 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { UnauthorizedError } from '../../../../functions/create-plant/auth/challenge.ts';
+import { UnauthorizedError } from '../../../../functions/create-plant/auth/auth-errors.ts';
 import {
   checkClaims,
   maxTokenLifetimeSeconds,

@@ -1,4 +1,4 @@
-import { HttpError } from '../errors.ts';
+import { MiddyHttpError } from '../errors.ts';
 
 /** RFC 6750 section 3: every 401 and 403 names the Bearer scheme and, when a token was sent, why it failed. */
 const realm = 'plant-store';
@@ -35,10 +35,26 @@ export type AuthFailureReason =
   | 'invalid'
   | 'insufficient_scope';
 
-/** No credentials, a malformed header or a token that fails verification. */
-export class UnauthorizedError extends HttpError {
+/** A refused caller (401 or 403): why, and the `WWW-Authenticate` challenge that tells the client. */
+export class AuthError extends MiddyHttpError {
   readonly reason: AuthFailureReason;
+  readonly challenge: string;
 
+  constructor(
+    status: 401 | 403,
+    reason: AuthFailureReason,
+    message: string,
+    challenge: string,
+    cause?: unknown,
+  ) {
+    super(status, message, { cause });
+    this.reason = reason;
+    this.challenge = challenge;
+  }
+}
+
+/** No credentials, a malformed header or a token that fails verification. */
+export class UnauthorizedError extends AuthError {
   constructor(
     reason: Exclude<AuthFailureReason, 'insufficient_scope'>,
     message: string,
@@ -51,23 +67,29 @@ export class UnauthorizedError extends HttpError {
         : reason === 'malformed'
           ? 'invalid_request'
           : 'invalid_token';
-    super(401, message, {
-      headers: { 'www-authenticate': bearerChallenge(code, code && message) },
-      cause,
-    });
-    this.name = 'UnauthorizedError';
-    this.reason = reason;
+    super(401, reason, message, bearerChallenge(code, code && message), cause);
   }
 }
 
 /** A valid token that lacks the scope this operation needs. */
-export class ForbiddenError extends HttpError {
-  readonly reason: AuthFailureReason = 'insufficient_scope';
-
+export class ForbiddenError extends AuthError {
   constructor(message: string, scope: string) {
-    super(403, message, {
-      headers: { 'www-authenticate': bearerChallenge('insufficient_scope', message, scope) },
-    });
-    this.name = 'ForbiddenError';
+    super(
+      403,
+      'insufficient_scope',
+      message,
+      bearerChallenge('insufficient_scope', message, scope),
+    );
+  }
+}
+
+/**
+ * The issuer's key set could not be fetched or read (a timeout, a network error, a non-200, a bad
+ * document): not the client's fault, and worth a retry, like the store's unavailability.
+ */
+export class IssuerUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('The token issuer is unavailable', { cause });
+    this.name = 'IssuerUnavailableError';
   }
 }
