@@ -17,6 +17,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { envNames } from '../../functions/create-plant/config.ts';
 import { cdkBundlingOptions, createPlantEntry, nodeOptions, projectRoot } from '../bundling.ts';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 
@@ -101,11 +102,11 @@ export class CreatePlantFunction extends Construct {
       tracing: Tracing.ACTIVE,
       description: 'POST /plants: verify the bearer token, validate, write the plant',
       environment: {
-        PLANTS_TABLE_NAME: table.tableName,
-        AUTH_ISSUER: tokenIssuer.issuer,
-        AUTH_JWKS_URL: tokenIssuer.jwksUrl ?? defaultJwksUrl(tokenIssuer.issuer),
-        AUTH_AUDIENCE: tokenIssuer.audiences.join(','),
-        AUTH_SCOPE: tokenIssuer.scope ?? 'plants/write',
+        [envNames.tableName]: table.tableName,
+        [envNames.issuer]: tokenIssuer.issuer,
+        [envNames.jwksUrl]: tokenIssuer.jwksUrl ?? defaultJwksUrl(tokenIssuer.issuer),
+        [envNames.audiences]: tokenIssuer.audiences.join(','),
+        [envNames.scope]: tokenIssuer.scope ?? 'plants/write',
         NODE_OPTIONS: nodeOptions,
       },
     });
