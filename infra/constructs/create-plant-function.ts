@@ -21,7 +21,10 @@ import { envNames } from '../../functions/create-plant/config.ts';
 import { cdkBundlingOptions, createPlantEntry, nodeOptions, projectRoot } from '../bundling.ts';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 
-/** Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. */
+/**
+ * Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. Defined
+ * here, by the construct that reads it: `MachineAuth` produces one, the stage config reads one.
+ */
 export interface TokenIssuerConfig {
   /** Must equal the tokens' `iss` claim exactly. */
   readonly issuer: string;
