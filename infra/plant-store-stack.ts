@@ -3,14 +3,13 @@ import { Aws, CfnOutput, Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
 import { CreatePlantFunction } from './constructs/create-plant-function.ts';
-import { GradualDeployment } from './constructs/gradual-deployment.ts';
+import { type DeploymentConfigName, GradualDeployment } from './constructs/gradual-deployment.ts';
 import { MachineAuth } from './constructs/machine-auth.ts';
 import { OperationalAlarms } from './constructs/operational-alarms.ts';
 import { OperationsDashboard } from './constructs/operations-dashboard.ts';
 import { PlantsHttpApi } from './constructs/plants-http-api.ts';
 import { PlantsTable } from './constructs/plants-table.ts';
 import { stackInstanceId } from './constructs/stack-instance-id.ts';
-import type { DeploymentConfigName } from './stage-config.ts';
 import { defaultDeploymentConfig, defaultDomainPrefixStem } from './stage-config.ts';
 
 export interface PlantStoreStackProps extends StackProps {

@@ -1,4 +1,8 @@
 import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
+import {
+  type DeploymentConfigName,
+  deploymentConfigNames,
+} from './constructs/gradual-deployment.ts';
 
 /**
  * What varies between deployments, read from CDK context (`-c key=value` or cdk.json):
@@ -25,24 +29,6 @@ export interface StageConfig {
   readonly throttlingBurstLimit?: number;
   readonly deploymentConfig: DeploymentConfigName;
 }
-
-/**
- * CodeDeploy's predefined Lambda traffic shifts, named as AWS names them without the
- * `CodeDeployDefault.Lambda` prefix: a canary moves 10 % first and the rest after the interval,
- * linear moves 10 % every interval, all-at-once moves everything at once.
- */
-export const deploymentConfigNames = [
-  'AllAtOnce',
-  'Canary10Percent5Minutes',
-  'Canary10Percent10Minutes',
-  'Canary10Percent15Minutes',
-  'Canary10Percent30Minutes',
-  'Linear10PercentEvery1Minute',
-  'Linear10PercentEvery2Minutes',
-  'Linear10PercentEvery3Minutes',
-  'Linear10PercentEvery10Minutes',
-] as const;
-export type DeploymentConfigName = (typeof deploymentConfigNames)[number];
 
 /**
  * A developer's stage takes a release at once, so a push is testable a minute later; every other

@@ -25,28 +25,45 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * The variables that whatever hosts the handler sets for it: the one definition that the CDK stack
+ * and the local server write and `loadConfig` reads, so the three cannot drift apart. The AWS_*
+ * variables that Lambda itself sets (region, credentials, function name) are read by name below.
+ */
+export const envNames = {
+  tableName: 'PLANTS_TABLE_NAME',
+  issuer: 'AUTH_ISSUER',
+  jwksUrl: 'AUTH_JWKS_URL',
+  audiences: 'AUTH_AUDIENCE',
+  scope: 'AUTH_SCOPE',
+  /** The AWS SDK's own endpoint override; only the local server and tests set it. */
+  dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
+} as const;
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Reads the handler's environment once; see the table in the README. */
 export function loadConfig(env: Env): Config {
   // Kept exactly as configured: `iss` must match it to the character (Auth0's ends in a slash).
-  const issuer = required(env, 'AUTH_ISSUER');
-  if (!URL.canParse(issuer)) throw new ConfigError(`AUTH_ISSUER is not a valid URL: ${issuer}`);
+  const issuer = required(env, envNames.issuer);
+  if (!URL.canParse(issuer)) {
+    throw new ConfigError(`${envNames.issuer} is not a valid URL: ${issuer}`);
+  }
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   if (!region) throw new ConfigError('AWS_REGION is not set');
   return {
     functionName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'plant-store',
-    tableName: required(env, 'PLANTS_TABLE_NAME'),
+    tableName: required(env, envNames.tableName),
     auth: {
       issuer,
-      jwksUrl: url(env, 'AUTH_JWKS_URL', `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`),
+      jwksUrl: url(env, envNames.jwksUrl, `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`),
       audiences: audiences(env),
-      requiredScope: env.AUTH_SCOPE?.trim() || 'plants/write',
+      requiredScope: env[envNames.scope]?.trim() || 'plants/write',
     },
     dynamodb: {
       endpoint: url(
         env,
-        'AWS_ENDPOINT_URL_DYNAMODB',
+        envNames.dynamodbEndpoint,
         env.AWS_ENDPOINT_URL ?? `https://dynamodb.${region}.amazonaws.com`,
       ),
       region,
@@ -71,11 +88,11 @@ function required(env: Env, name: string): string {
  * 4). The stack always sets it (Cognito's app client id, or the external issuer's audiences).
  */
 function audiences(env: Env): string[] {
-  const names = required(env, 'AUTH_AUDIENCE')
+  const names = required(env, envNames.audiences)
     .split(',')
     .map((audience) => audience.trim())
     .filter(Boolean);
-  if (names.length === 0) throw new ConfigError('AUTH_AUDIENCE names no audience');
+  if (names.length === 0) throw new ConfigError(`${envNames.audiences} names no audience`);
   return names;
 }
 

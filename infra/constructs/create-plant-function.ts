@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
-import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   Alias,
@@ -17,10 +17,14 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { envNames } from '../../functions/create-plant/config.ts';
 import { cdkBundlingOptions, createPlantEntry, nodeOptions, projectRoot } from '../bundling.ts';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 
-/** Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. */
+/**
+ * Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. Defined
+ * here, by the construct that reads it: `MachineAuth` produces one, the stage config reads one.
+ */
 export interface TokenIssuerConfig {
   /** Must equal the tokens' `iss` claim exactly. */
   readonly issuer: string;
@@ -101,11 +105,11 @@ export class CreatePlantFunction extends Construct {
       tracing: Tracing.ACTIVE,
       description: 'POST /plants: verify the bearer token, validate, write the plant',
       environment: {
-        PLANTS_TABLE_NAME: table.tableName,
-        AUTH_ISSUER: tokenIssuer.issuer,
-        AUTH_JWKS_URL: tokenIssuer.jwksUrl ?? defaultJwksUrl(tokenIssuer.issuer),
-        AUTH_AUDIENCE: tokenIssuer.audiences.join(','),
-        AUTH_SCOPE: tokenIssuer.scope ?? 'plants/write',
+        [envNames.tableName]: table.tableName,
+        [envNames.issuer]: tokenIssuer.issuer,
+        [envNames.jwksUrl]: tokenIssuer.jwksUrl ?? defaultJwksUrl(tokenIssuer.issuer),
+        [envNames.audiences]: tokenIssuer.audiences.join(','),
+        [envNames.scope]: tokenIssuer.scope ?? 'plants/write',
         NODE_OPTIONS: nodeOptions,
       },
     });
@@ -119,15 +123,10 @@ export class CreatePlantFunction extends Construct {
     });
 
     this.logGroup.grantWrite(role);
-    // Exactly the two calls the handler's store makes, on this one table; not grantReadWriteData,
-    // which would also allow scans, deletes and batch writes.
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:PutItem', 'dynamodb:GetItem'],
-        resources: [table.tableArn],
-      }),
-    );
+    // Exactly the two calls the handler's store makes, on this one table (it has no indexes, so
+    // the table ARN alone); not grantReadWriteData, which would also allow scans, deletes and
+    // batch writes.
+    table.grant(role, 'dynamodb:PutItem', 'dynamodb:GetItem');
 
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

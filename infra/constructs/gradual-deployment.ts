@@ -4,9 +4,26 @@ import type { ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import type { DeploymentConfigName } from '../stage-config.ts';
 
-/** The context key's names, mapped to CodeDeploy's predefined configurations. */
+/**
+ * CodeDeploy's predefined Lambda traffic shifts, named as AWS names them without the
+ * `CodeDeployDefault.Lambda` prefix: a canary moves 10 % first and the rest after the interval,
+ * linear moves 10 % every interval, all-at-once moves everything at once.
+ */
+export const deploymentConfigNames = [
+  'AllAtOnce',
+  'Canary10Percent5Minutes',
+  'Canary10Percent10Minutes',
+  'Canary10Percent15Minutes',
+  'Canary10Percent30Minutes',
+  'Linear10PercentEvery1Minute',
+  'Linear10PercentEvery2Minutes',
+  'Linear10PercentEvery3Minutes',
+  'Linear10PercentEvery10Minutes',
+] as const;
+export type DeploymentConfigName = (typeof deploymentConfigNames)[number];
+
+/** Each name, mapped to CodeDeploy's predefined configuration. */
 const deploymentConfigs: Record<DeploymentConfigName, ILambdaDeploymentConfig> = {
   AllAtOnce: LambdaDeploymentConfig.ALL_AT_ONCE,
   Canary10Percent5Minutes: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,

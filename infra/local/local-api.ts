@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { envNames } from '../../functions/create-plant/config.ts';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 import { docsPage, docsPaths, readDocsAsset, specFile, specForOrigin } from './api-docs.ts';
 import {
@@ -239,11 +240,11 @@ function functionEnv(settings: {
   );
   return {
     ...Object.fromEntries(inherited),
-    PLANTS_TABLE_NAME: localTableName,
-    AUTH_ISSUER: settings.issuer,
-    AUTH_AUDIENCE: settings.audience,
-    AUTH_SCOPE: plantsWriteScope,
-    AWS_ENDPOINT_URL_DYNAMODB: settings.dynamodbEndpoint,
+    [envNames.tableName]: localTableName,
+    [envNames.issuer]: settings.issuer,
+    [envNames.audiences]: settings.audience,
+    [envNames.scope]: plantsWriteScope,
+    [envNames.dynamodbEndpoint]: settings.dynamodbEndpoint,
     AWS_REGION: localAwsCredentials.region,
     AWS_ACCESS_KEY_ID: localAwsCredentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: localAwsCredentials.secretAccessKey,

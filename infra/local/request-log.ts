@@ -66,7 +66,7 @@ export class RequestLog {
   }
 }
 
-/** e.g. `  warn  dependency unavailable requestId=… dependency=store` */
+/** e.g. `  warn  dependency unavailable requestId=… status=503 error=["…"]` */
 function prettyEntry(entry: Entry): string {
   const { level, message, timestamp: _timestamp, ...fields } = entry;
   const details = Object.entries(fields)

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { expect } from 'vitest';
 
-/** The statuses the HTTP contract lets a client's own request cause (DESIGN.md, HTTP contract). */
+/** The statuses the contract lets a client's own request cause (the README's API table). */
 export const clientStatuses = [400, 401, 403, 409, 413, 415] as const;
 
 /** Headers every answer carries, whatever its status. */

@@ -4,8 +4,9 @@ import { type AwsCredentials, signRequest } from './aws-signature-v4.ts';
 /**
  * A minimal DynamoDB JSON-protocol client: SigV4 over a keep-alive agent, a hard timeout per
  * attempt, and bounded retries with full-jitter backoff. It exists because the AWS SDK v3 client
- * costs ~90 ms of cold start for the two calls this function makes (see the README's Performance
- * section); it is kept behind the store port so the SDK can come back by changing one file.
+ * costs about 100 ms of cold init for the two calls this function makes (see the README's
+ * Performance section); it is kept behind the store port so the SDK can come back by changing one
+ * file.
  */
 export type DynamoDbClientOptions = {
   readonly endpoint: URL;

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../functions/create-plant/config.ts';
+import { envNames, loadConfig } from '../../../functions/create-plant/config.ts';
 
 const lambdaEnv = {
   PLANTS_TABLE_NAME: 'PlantStore-PlantsTable-1A2B3C',
@@ -55,5 +56,19 @@ describe('loadConfig', () => {
     ['AUTH_JWKS_URL', { AUTH_JWKS_URL: 'nope' }, 'AUTH_JWKS_URL is not a valid URL: nope'],
   ])('fails at cold start naming %s', (_name, override, message) => {
     expect(() => loadConfig({ ...lambdaEnv, ...override })).toThrow(message);
+  });
+});
+
+describe('envNames', () => {
+  it("names exactly the variables of the README's table of the handler's environment", () => {
+    // Prepare: the one-name rows of that section; the last row, Lambda's own AWS_* variables, names four.
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const section = readme.split("## The handler's environment")[1]?.split('\n## ')[0] ?? '';
+
+    // Act
+    const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((row) => row[1]);
+
+    // Assess
+    expect(documented.toSorted()).toStrictEqual(Object.values(envNames).toSorted());
   });
 });

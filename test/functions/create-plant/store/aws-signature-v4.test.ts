@@ -10,7 +10,7 @@ const credentials = {
 
 type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 
-/** The AWS SDK's own signer, the reference our 40-line signer must agree with byte for byte. */
+/** The AWS SDK's own signer, the reference our small signer must agree with byte for byte. */
 async function referenceHeaders(url: URL, body: string, creds: Credentials, now: Date) {
   const signer = new SignatureV4({
     credentials: creds,
