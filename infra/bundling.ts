@@ -42,7 +42,8 @@ const externalModules: readonly string[] = [];
 
 /**
  * A linked `.map` beside the bundle, without sources: Node reads it only when an error's stack is
- * formatted, so stack traces point at `functions/create-plant/*.ts` at no cost on the happy path.
+ * formatted, so stack traces point at the `.ts` files under `functions/` at no cost on the happy
+ * path.
  */
 export const nodeOptions = '--enable-source-maps';
 

@@ -2,12 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
-import {
-  idSchema,
-  limits,
-  newPlantSchema,
-  plantSchema,
-} from '../functions/create-plant/new-plant.ts';
+import { idSchema, limits, newPlantSchema, plantSchema } from '../functions/plants/new-plant.ts';
 
 type JsonSchema = {
   type?: string;

@@ -1,7 +1,7 @@
-import { createJwtVerifier } from '../../functions/create-plant/auth/token-verifier.ts';
-import { loadConfig } from '../../functions/create-plant/config.ts';
+import { createJwtVerifier } from '../../functions/auth/token-verifier.ts';
+import { loadConfig } from '../../functions/config.ts';
 import { makeHandler } from '../../functions/create-plant/create-plant.ts';
-import type { PlantStore } from '../../functions/create-plant/store/plant-store.ts';
+import type { PlantStore } from '../../functions/plants/plant-store.ts';
 
 /**
  * The shipped handler's whole chain (log, errors, auth, JSON body, parse, validate, respond) over a

@@ -1,16 +1,16 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { TokenVerifier } from './auth/token-verifier.ts';
-import { accessLog, roundMs } from './edge/access-log.ts';
-import { authorizeRequest } from './edge/authorize-request.ts';
-import { mapErrors } from './edge/error-response.ts';
-import type { PlantRequestContext } from './edge/request-context.ts';
-import { requireJsonBody } from './edge/require-json-body.ts';
-import { jsonLogger, type Logger } from './log.ts';
-import { limits, parseNewPlant } from './new-plant.ts';
-import { plantResponse } from './respond.ts';
-import type { PlantStore } from './store/plant-store.ts';
+import { authorizeRequest } from '../auth/authorize-request.ts';
+import type { TokenVerifier } from '../auth/token-verifier.ts';
+import { accessLog, roundMs } from '../http/access-log.ts';
+import { mapErrors } from '../http/error-response.ts';
+import type { PlantRequestContext } from '../http/request-context.ts';
+import { requireJsonBody } from '../http/require-json-body.ts';
+import { plantResponse } from '../http/respond.ts';
+import { jsonLogger, type Logger } from '../log.ts';
+import { limits, parseNewPlant } from '../plants/new-plant.ts';
+import type { PlantStore } from '../plants/plant-store.ts';
 
 export type CreatePlantDependencies = {
   readonly store: PlantStore;

@@ -1,8 +1,8 @@
-import { createJwtVerifier } from './auth/token-verifier.ts';
-import { loadConfig } from './config.ts';
+import { createJwtVerifier } from '../auth/token-verifier.ts';
+import { createDynamoDbClient } from '../aws/dynamodb-client.ts';
+import { loadConfig } from '../config.ts';
+import { createDynamoDbPlantStore } from '../plants/dynamodb-plant-store.ts';
 import { makeHandler } from './create-plant.ts';
-import { createDynamoDbClient } from './store/dynamodb-client.ts';
-import { createDynamoDbPlantStore } from './store/dynamodb-plant-store.ts';
 
 /**
  * The Lambda entry point. Configuration, the DynamoDB client (with its keep-alive agent) and the

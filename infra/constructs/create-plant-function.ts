@@ -17,7 +17,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { envNames } from '../../functions/create-plant/config.ts';
+import { envNames } from '../../functions/config.ts';
 import { cdkBundlingOptions, createPlantEntry, nodeOptions, projectRoot } from '../bundling.ts';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 

@@ -24,7 +24,7 @@ export interface OperationsDashboardProps {
   readonly table: ITable;
 }
 
-/** The handler's Embedded Metric Format namespace (functions/create-plant/edge/request-metrics.ts). */
+/** The handler's Embedded Metric Format namespace (functions/http/request-metrics.ts). */
 const appNamespace = 'PlantStore';
 const period = Duration.minutes(5);
 const width = 8;

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { envNames } from '../../functions/create-plant/config.ts';
+import { envNames } from '../../functions/config.ts';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 import { docsPage, docsPaths, readDocsAsset, specFile, specForOrigin } from './api-docs.ts';
 import {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limits } from '../../functions/create-plant/new-plant.ts';
+import { limits } from '../../functions/plants/new-plant.ts';
 import { type ContractAnswer, expectContractAnswer } from '../support/contract.ts';
 import { fakeEvent } from '../support/fake-event.ts';
 import {

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { jsonLogger } from '../../functions/create-plant/log.ts';
+import { jsonLogger } from '../../functions/log.ts';
 import { hygieneHeaders } from '../support/contract.ts';
 import { fakeEvent } from '../support/fake-event.ts';
 import { type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';

@@ -4,7 +4,7 @@ import {
   outcomeMetric,
   outcomeOf,
   type RequestOutcome,
-} from '../../functions/create-plant/edge/request-metrics.ts';
+} from '../../functions/http/request-metrics.ts';
 import { extractedMetrics } from './support/emf.ts';
 import { synthStack } from './support/synth.ts';
 
@@ -184,7 +184,7 @@ describe('the custom metrics the alarms and the dashboard read', () => {
       }) ?? [];
     if (functionId === undefined) throw new Error('no create-plant function in the template');
     // Lambda sets AWS_LAMBDA_FUNCTION_NAME to the function's name, the Ref of the resource, and
-    // the handler names its Service dimension after it (functions/create-plant/config.ts).
+    // the handler names its Service dimension after it (functions/config.ts).
     functionName = render({ Ref: functionId });
     references = [
       ...alarmReferences(ofType('AWS::CloudWatch::Alarm')),

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { int64, limits } from '../../functions/create-plant/new-plant.ts';
+import { int64, limits } from '../../functions/plants/new-plant.ts';
 
 /**
  * fast-check arbitraries for request bodies around NewPlant. Each field arbitrary yields the

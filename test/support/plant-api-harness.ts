@@ -1,13 +1,13 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { createJwtVerifier } from '../../functions/create-plant/auth/token-verifier.ts';
-import { makeHandler } from '../../functions/create-plant/create-plant.ts';
-import type { Logger, LogLevel } from '../../functions/create-plant/log.ts';
+import { createJwtVerifier } from '../../functions/auth/token-verifier.ts';
 import {
   createDynamoDbClient,
   type DynamoDbClientOptions,
-} from '../../functions/create-plant/store/dynamodb-client.ts';
-import { createDynamoDbPlantStore } from '../../functions/create-plant/store/dynamodb-plant-store.ts';
-import type { PlantStore } from '../../functions/create-plant/store/plant-store.ts';
+} from '../../functions/aws/dynamodb-client.ts';
+import { makeHandler } from '../../functions/create-plant/create-plant.ts';
+import type { Logger, LogLevel } from '../../functions/log.ts';
+import { createDynamoDbPlantStore } from '../../functions/plants/dynamodb-plant-store.ts';
+import type { PlantStore } from '../../functions/plants/plant-store.ts';
 import { type DynaliteServer, startDynalite } from './dynalite-server.ts';
 import { fakeContext } from './fake-event.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';

@@ -1,4 +1,4 @@
-import { MiddyHttpError } from '../errors.ts';
+import { MiddyHttpError } from '../http/errors.ts';
 
 /** RFC 6750 section 3: every 401 and 403 names the Bearer scheme and, when a token was sent, why it failed. */
 const realm = 'plant-store';

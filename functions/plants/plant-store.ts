@@ -1,4 +1,4 @@
-import type { NewPlant, Plant } from '../new-plant.ts';
+import type { NewPlant, Plant } from './new-plant.ts';
 
 export type CreateOutcome = 'created' | 'replayed';
 

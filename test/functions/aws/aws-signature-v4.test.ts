@@ -1,7 +1,7 @@
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { signRequest } from '../../../../functions/create-plant/store/aws-signature-v4.ts';
+import { signRequest } from '../../../functions/aws/aws-signature-v4.ts';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',

@@ -4,21 +4,21 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewPlant, Plant } from '../../../../functions/create-plant/new-plant.ts';
-import { createDynamoDbClient } from '../../../../functions/create-plant/store/dynamodb-client.ts';
-import { createDynamoDbPlantStore } from '../../../../functions/create-plant/store/dynamodb-plant-store.ts';
+import { createDynamoDbClient } from '../../../functions/aws/dynamodb-client.ts';
+import { createDynamoDbPlantStore } from '../../../functions/plants/dynamodb-plant-store.ts';
+import type { NewPlant, Plant } from '../../../functions/plants/new-plant.ts';
 import {
   PlantConflictError,
   type PlantStore,
   StoreUnavailableError,
-} from '../../../../functions/create-plant/store/plant-store.ts';
-import { localAwsCredentials } from '../../../../infra/local/dynamodb.ts';
-import { type DynaliteServer, startDynalite } from '../../../support/dynalite-server.ts';
+} from '../../../functions/plants/plant-store.ts';
+import { localAwsCredentials } from '../../../infra/local/dynamodb.ts';
+import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
 import {
   type ConditionFailureAnswer,
   type FaultProxy,
   startFaultProxy,
-} from '../../../support/fault-proxy.ts';
+} from '../../support/fault-proxy.ts';
 
 type StoreUnderTest = {
   readonly dynalite: DynaliteServer;

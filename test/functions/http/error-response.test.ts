@@ -5,15 +5,15 @@ import {
   ForbiddenError,
   IssuerUnavailableError,
   UnauthorizedError,
-} from '../../../../functions/create-plant/auth/auth-errors.ts';
-import { mapErrors } from '../../../../functions/create-plant/edge/error-response.ts';
-import type { PlantMiddleware } from '../../../../functions/create-plant/edge/request-context.ts';
-import { BadRequestError, createError } from '../../../../functions/create-plant/errors.ts';
-import type { LogFields, LogLevel } from '../../../../functions/create-plant/log.ts';
+} from '../../../functions/auth/auth-errors.ts';
+import { mapErrors } from '../../../functions/http/error-response.ts';
+import { BadRequestError, createError } from '../../../functions/http/errors.ts';
+import type { PlantMiddleware } from '../../../functions/http/request-context.ts';
+import type { LogFields, LogLevel } from '../../../functions/log.ts';
 import {
   PlantConflictError,
   StoreUnavailableError,
-} from '../../../../functions/create-plant/store/plant-store.ts';
+} from '../../../functions/plants/plant-store.ts';
 
 type ErrorRequest = Parameters<NonNullable<PlantMiddleware['onError']>>[0];
 

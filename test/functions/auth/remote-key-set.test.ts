@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors, jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRemoteKeySet } from '../../../../functions/create-plant/auth/remote-key-set.ts';
-import { startTestIssuer, type TestIssuer } from '../../../support/test-issuer.ts';
+import { createRemoteKeySet } from '../../../functions/auth/remote-key-set.ts';
+import { startTestIssuer, type TestIssuer } from '../../support/test-issuer.ts';
 
 const production = { timeoutMs: 3000, cooldownMs: 30_000, cacheMaxAgeMs: 600_000 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,9 +1,9 @@
 import { AuthError, IssuerUnavailableError } from '../auth/auth-errors.ts';
-import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { errorResponse } from '../respond.ts';
-import { PlantConflictError, StoreUnavailableError } from '../store/plant-store.ts';
+import { PlantConflictError, StoreUnavailableError } from '../plants/plant-store.ts';
+import { HttpError } from './errors.ts';
 import type { PlantMiddleware } from './request-context.ts';
+import { errorResponse } from './respond.ts';
 
 type ClientAnswer = { status: number; message: string; headers?: Readonly<Record<string, string>> };
 

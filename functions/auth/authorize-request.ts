@@ -1,7 +1,7 @@
-import { ForbiddenError } from '../auth/auth-errors.ts';
-import { readBearerToken } from '../auth/bearer-token.ts';
-import type { TokenVerifier, VerifiedToken } from '../auth/token-verifier.ts';
-import type { PlantMiddleware } from './request-context.ts';
+import type { PlantMiddleware } from '../http/request-context.ts';
+import { ForbiddenError } from './auth-errors.ts';
+import { readBearerToken } from './bearer-token.ts';
+import type { TokenVerifier, VerifiedToken } from './token-verifier.ts';
 
 export type Caller = VerifiedToken;
 

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type Plant, plantOf } from './new-plant.ts';
+import { type Plant, plantOf } from '../plants/new-plant.ts';
 
 /** Headers every answer carries: it is JSON, it is about one caller, and it must not be sniffed. */
 const baseHeaders = {

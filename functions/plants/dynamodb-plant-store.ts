@@ -1,9 +1,9 @@
-import { type NewPlant, type Plant, plantOf } from '../new-plant.ts';
 import {
   type DynamoDbClient,
   DynamoDbServiceError,
   DynamoDbUnavailableError,
-} from './dynamodb-client.ts';
+} from '../aws/dynamodb-client.ts';
+import { type NewPlant, type Plant, plantOf } from './new-plant.ts';
 import {
   isReplay,
   PlantConflictError,

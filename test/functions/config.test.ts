@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { envNames, loadConfig } from '../../../functions/create-plant/config.ts';
+import { envNames, loadConfig } from '../../functions/config.ts';
 
 const lambdaEnv = {
   PLANTS_TABLE_NAME: 'PlantStore-PlantsTable-1A2B3C',
@@ -62,7 +62,7 @@ describe('loadConfig', () => {
 describe('envNames', () => {
   it("names exactly the variables of the README's table of the handler's environment", () => {
     // Prepare: the one-name rows of that section; the last row, Lambda's own AWS_* variables, names four.
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.split("## The handler's environment")[1]?.split('\n## ')[0] ?? '';
 
     // Act

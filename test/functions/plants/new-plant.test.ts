@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../../functions/create-plant/errors.ts';
+import { BadRequestError } from '../../../functions/http/errors.ts';
 import {
   exactInteger,
   parseNewPlant,
   plantTextPattern,
-} from '../../../functions/create-plant/new-plant.ts';
+} from '../../../functions/plants/new-plant.ts';
 
 const parse = (raw: string) => parseNewPlant(JSON.parse(raw), raw);
 const rejection = (raw: string) => {

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { BadRequestError } from './errors.ts';
+import { BadRequestError } from '../http/errors.ts';
 
 /**
  * What a valid plant is. This zod schema is the only definition of NewPlant: `openapi.yaml`

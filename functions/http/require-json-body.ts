@@ -1,4 +1,4 @@
-import { BadRequestError, createError } from '../errors.ts';
+import { BadRequestError, createError } from './errors.ts';
 import type { PlantMiddleware } from './request-context.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

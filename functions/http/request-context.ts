@@ -4,8 +4,8 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import type { CreateOutcome } from '../store/plant-store.ts';
-import type { Caller } from './authorize-request.ts';
+import type { Caller } from '../auth/authorize-request.ts';
+import type { CreateOutcome } from '../plants/plant-store.ts';
 
 /**
  * What the edge middlewares learn about a request and hand on, in the order they run. Optional

@@ -1,11 +1,11 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { UnauthorizedError } from '../../../../functions/create-plant/auth/auth-errors.ts';
+import { UnauthorizedError } from '../../../functions/auth/auth-errors.ts';
 import {
   checkClaims,
   maxTokenLifetimeSeconds,
   verifyJwt,
-} from '../../../../functions/create-plant/auth/token-verifier.ts';
+} from '../../../functions/auth/token-verifier.ts';
 
 const now = 1_750_000_000;
 const options = { audiences: ['plant-store-api', 'cli-client'] };

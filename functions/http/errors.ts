@@ -3,7 +3,7 @@ import { createError, HttpError } from '@middy/util';
 /**
  * The one family of client-facing errors: Middy's own `HttpError`, the class its body parser
  * already throws, so the bundle carries one. A step throws one when the client must be told why;
- * `edge/error-response.ts` turns it, and the domain errors of `store/` and `auth/`, into
+ * `error-response.ts` turns it, and the domain errors of `plants/` and `auth/`, into
  * `{error, message}`. Anything else is unexpected and becomes a 500 that says nothing internal.
  */
 export { createError, HttpError };

@@ -1,11 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  keepAliveAgent,
-  preconnect,
-  sendRequest,
-} from '../../../functions/create-plant/outbound-http.ts';
+import { keepAliveAgent, preconnect, sendRequest } from '../../functions/outbound-http.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
