@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { evaluateCfn } from '../../fixtures/cloudformation.ts';
 import { bundleFileName, esbuildBuildOptions, nodeOptions } from '../../infra/bundling.ts';
 import { accessLogFields } from '../../infra/constructs/plants-http-api.ts';
 import { StageConfigError } from '../../infra/stage-config.ts';
@@ -41,39 +42,14 @@ const stackIdOf = (stackName: string, guid: string) =>
 const firstGuid = '51af3dc0-da77-11e4-872e-1234567db123';
 const secondGuid = '9b4c0e10-3f2a-11f0-9a1b-0a1b2c3d4e5f';
 
-/**
- * A template value evaluated as CloudFormation would, for the intrinsics that physical names here
- * use (`Ref` to a pseudo parameter, `Fn::Join`, `Fn::Split`, `Fn::Select`).
- */
-function evaluate(value: unknown, pseudo: Readonly<Record<string, string>>): unknown {
-  if (typeof value === 'string' || typeof value === 'number') return value;
-  if (Array.isArray(value)) return value.map((item) => evaluate(item, pseudo));
-  const [intrinsic, ...rest] = Object.entries(value as Record<string, unknown>);
-  if (intrinsic === undefined || rest.length > 0) throw new Error(`not an intrinsic: ${value}`);
-  const [name, args] = intrinsic;
-  const list = (item: unknown) => evaluate(item, pseudo) as unknown[];
-  const text = (item: unknown) => evaluate(item, pseudo) as string;
-  const [first, second] = args as [unknown, unknown];
-  switch (name) {
-    case 'Ref': {
-      const known = pseudo[args as string];
-      if (known === undefined) throw new Error(`no value for Ref ${String(args)}`);
-      return known;
-    }
-    case 'Fn::Join':
-      return list(second).join(first as string);
-    case 'Fn::Split':
-      return text(second).split(first as string);
-    case 'Fn::Select':
-      return list(second)[first as number];
-    default:
-      throw new Error(`cannot evaluate ${name}`);
-  }
-}
+/** A physical name as CloudFormation evaluates it in the stack `stackName` with this GUID. */
 const evaluateIn = (value: unknown, stackName: string, guid: string): string =>
-  evaluate(value, {
-    'AWS::StackId': stackIdOf(stackName, guid),
-    'AWS::StackName': stackName,
+  evaluateCfn({ Resources: {} }, value, {
+    region: 'eu-west-1',
+    accountId: '123456789012',
+    resources: {},
+    stackName,
+    stackId: stackIdOf(stackName, guid),
   }) as string;
 
 describe('PlantStoreStack HTTP API', () => {
