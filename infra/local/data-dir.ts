@@ -113,8 +113,9 @@ export async function writePrivateFile(
   options: { keepExisting: boolean },
 ): Promise<void> {
   const aside = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(aside, text, { flag: 'wx', mode: 0o600 });
   try {
+    // Inside the try: a write that fails half-way (disk full) must not leave the side file behind.
+    await writeFile(aside, text, { flag: 'wx', mode: 0o600 });
     if (!options.keepExisting) await rename(aside, file);
     else {
       await link(aside, file).catch((error: unknown) => {
