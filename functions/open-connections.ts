@@ -5,13 +5,12 @@ import { keepAliveAgent, preconnect } from './outbound-http.ts';
  * The first module a handler evaluates (its first import): configuration, read once, and the two
  * connections a cold request needs, opened before the rest of the bundle evaluates.
  *
- * A cold request waits for the issuer's key set (TCP, TLS, then the GET: three round trips) and
- * then for DynamoDB. Here both TCP handshakes start, and init yields once so that they go out
- * (after name resolution, waited for at most `lookupWaitMs`); the schema, Middy and jose then
- * evaluate while the handshakes travel. TLS and the key set's GET follow on the first turn after
- * init (`preconnect`, `prefetchKeys`). Nothing here can fail or hold up init beyond that wait:
- * a connection that fails only means the first request opens its own (`npm run bench`, cold
- * request, measures the gain).
+ * A cold request waits for the issuer's key set (TCP, TLS, then the GET: three round trips), then
+ * for DynamoDB. Both TCP connections start here, and init yields until the issuer's has gone out
+ * (its name resolved: at most `lookupWaitMs`), so that its handshake travels while the schema,
+ * Middy and jose evaluate. TLS and the key set's GET follow on the first turn after init
+ * (`preconnect`, `prefetchKeys` in the handler). Nothing here fails or holds up init beyond that
+ * wait: a connection that fails only means the first request opens its own.
  */
 export const config = loadConfig(process.env);
 
@@ -19,13 +18,19 @@ export const config = loadConfig(process.env);
 export const issuerAgent = keepAliveAgent(config.auth.jwksUrl, 1);
 export const dynamoDbAgent = keepAliveAgent(config.dynamodb.endpoint, 50);
 
-/** Lambda's resolver answers in about a millisecond; a slower one is not waited for. */
+/**
+ * Lambda's resolver answers in about a millisecond; a slower one is not waited for. DynamoDB's
+ * connection is not waited for at all: it has a round trip to spare behind the key set.
+ */
 const lookupWaitMs = 5;
 
-// The issuer first: its key set is on the first request's critical path, while the DynamoDB
-// connection has a round trip to spare.
-const underway = Promise.all([
-  preconnect(issuerAgent, config.auth.jwksUrl),
-  preconnect(dynamoDbAgent, config.dynamodb.endpoint),
+const issuerUnderway = preconnect(issuerAgent, config.auth.jwksUrl);
+void preconnect(dynamoDbAgent, config.dynamodb.endpoint);
+let waited: NodeJS.Timeout | undefined;
+await Promise.race([
+  issuerUnderway,
+  new Promise((resolve) => {
+    waited = setTimeout(resolve, lookupWaitMs);
+  }),
 ]);
-await Promise.race([underway, new Promise((resolve) => setTimeout(resolve, lookupWaitMs).unref())]);
+clearTimeout(waited);

@@ -5,6 +5,7 @@ import { createDynamoDbClient } from '../aws/dynamodb-client.ts';
 import { config, dynamoDbAgent, issuerAgent } from '../open-connections.ts';
 import { createDynamoDbPlantStore } from '../plants/dynamodb-plant-store.ts';
 import { makeHandler } from './create-plant.ts';
+import { warmUpRequestPath } from './warm-up.ts';
 
 /**
  * The Lambda entry point. Configuration, the DynamoDB client (with its keep-alive agent) and the
@@ -12,7 +13,8 @@ import { makeHandler } from './create-plant.ts';
  *
  * The key set is fetched on the first turn after init, over the connection already opened to the
  * issuer, and awaited by no one: the first request then finds it arrived or on its way. A slow or
- * failing issuer cannot fail or delay init; the first request fetches again if needed.
+ * failing issuer cannot fail or delay init; the first request fetches again if needed. While it
+ * travels, the request path's first-time work is done on a sample (`warm-up.ts`).
  */
 export const handler = makeHandler({
   store: createDynamoDbPlantStore(
@@ -23,3 +25,5 @@ export const handler = makeHandler({
   requiredScope: config.auth.requiredScope,
   service: config.functionName,
 });
+
+setImmediate(() => warmUpRequestPath(config.dynamodb));

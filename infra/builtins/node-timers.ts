@@ -1,0 +1,2 @@
+/** `node:timers` as the bundle sees it (Middy imports it): the built-in itself, not its ESM facade. */
+export const { setTimeout, clearTimeout } = process.getBuiltinModule('node:timers');
