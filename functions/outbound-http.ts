@@ -1,6 +1,9 @@
 import http from 'node:http';
-import https from 'node:https';
-import { connect, isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+
+// The built-ins themselves, not their ESM facades, which read every export (see infra/bundling.ts).
+const https = process.getBuiltinModule('node:https');
+const { connect, isIP } = process.getBuiltinModule('node:net');
 
 /** The function's calls out: DynamoDB, and the issuer's JWKS. */
 export type OutboundRequest = {

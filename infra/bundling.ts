@@ -48,13 +48,14 @@ const externalModules: readonly string[] = [];
 export const nodeOptions = '--enable-source-maps';
 
 /**
- * Node built-ins resolve to `infra/builtins/node-<name>.ts`, which hand over the built-in itself
- * (`process.getBuiltinModule`) rather than its ESM facade. A facade reads every export of the
- * module when it is linked, getters included: `node:http`'s `WebSocket` loads undici (about 20 ms
- * of every cold start), and `crypto`, `net` and `timers` together cost about 3 ms more (`npm run
- * bench`). Each file exports only the names the bundle imports; a new one fails the build.
+ * `node:http` and `node:timers` imports resolve to `infra/builtins/node-<name>.ts`, which hand over
+ * the built-in itself (`process.getBuiltinModule`) rather than its ESM facade: a facade reads
+ * every export of the module when it is linked, getters included, and `node:http`'s `WebSocket`
+ * loads undici (about 20 ms of every cold start, `npm run bench`). Each file exports only names a
+ * bundle imports; a new one fails the build. The function's own modules take `crypto`, `https`
+ * and `net` the same way, in their source.
  */
-const builtins = ['http', 'https', 'crypto', 'net', 'timers'];
+const builtins = ['http', 'timers'];
 const alias = Object.fromEntries(
   builtins.flatMap((name) => {
     const file = path.join(projectRoot, 'infra', 'builtins', `node-${name}.ts`);
