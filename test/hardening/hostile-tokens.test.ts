@@ -319,7 +319,7 @@ describe('POST /plants with a hostile or invalid token', () => {
   });
 });
 
-describe('POST /plants with the token in the wrong place or shape', () => {
+describe('POST /plants with the token in the wrong place, or not a JWT', () => {
   let valid: string;
   beforeAll(async () => {
     valid = await api.issuer.mint({ expiresIn: 3600 });
@@ -362,32 +362,8 @@ describe('POST /plants with the token in the wrong place or shape', () => {
 
   const shaped = (authorization: (token: string) => string) => () =>
     fakeEvent({ headers: { authorization: authorization(valid) } });
-  const invalidRequest = /^Bearer realm="plant-store", error="invalid_request", /;
 
   it.each<[string, () => APIGatewayProxyEventV2, RegExp | string]>([
-    ['two tokens', shaped((t) => `Bearer ${t} ${t}`), invalidRequest],
-    [
-      'two Bearer credentials comma-joined',
-      shaped((t) => `Bearer ${t}, Bearer ${t}`),
-      invalidRequest,
-    ],
-    ['a tab after the scheme', shaped((t) => `Bearer\t${t}`), invalidRequest],
-    ['no space after the scheme', shaped((t) => `Bearer${t}`), invalidRequest],
-    ['the token without a scheme', shaped((t) => t), invalidRequest],
-    ['the Basic scheme', shaped(() => 'Basic YWRtaW46YWRtaW4='), invalidRequest],
-    ['Bearer and nothing else', shaped(() => 'Bearer'), invalidRequest],
-    ['a quoted token', shaped((t) => `Bearer "${t}"`), invalidRequest],
-    ['a token with a NUL byte', shaped((t) => `Bearer ${t}\u0000`), invalidRequest],
-    [
-      'a 100 KB token',
-      shaped(() => `Bearer ${'A'.repeat(100 * 1024)}`),
-      invalidToken('Bearer token is too large'),
-    ],
-    [
-      'a 100 KB header of junk',
-      shaped(() => `Bearer ${'\u00ff '.repeat(50 * 1024)}`),
-      invalidToken('Bearer token is too large'),
-    ],
     [
       'a token that is not a JWT',
       shaped(() => 'Bearer abc.def'),
@@ -399,22 +375,6 @@ describe('POST /plants with the token in the wrong place or shape', () => {
 
     expectChallenge(result, 401, challenge);
     await expectStoreUntouched();
-  });
-
-  it.each<[string, (token: string) => string]>([
-    ['lower-case scheme', (t) => `bearer ${t}`],
-    ['upper-case scheme', (t) => `BEARER ${t}`],
-    ['several spaces after the scheme (RFC 7235: 1*SP)', (t) => `Bearer    ${t}`],
-    ['spaces around the whole value', (t) => `  Bearer ${t}  `],
-  ])('accepts a valid token with %s', async (_case, authorization) => {
-    const result = await api.invoke(
-      fakeEvent({
-        headers: { authorization: authorization(valid) },
-        body: `{"id":${freshId()},"name":"Shaped"}`,
-      }),
-    );
-
-    expect(result.statusCode).toBe(200);
   });
 });
 
