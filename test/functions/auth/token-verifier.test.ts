@@ -105,6 +105,26 @@ describe('verifyJwt', () => {
     return error instanceof UnauthorizedError ? [error.reason, error.message] : error;
   };
 
+  it.each<[string, Record<string, unknown>, string[]]>([
+    [
+      'a space-separated scope (RFC 9068, Cognito)',
+      { scope: 'plants/read plants/write' },
+      ['plants/read', 'plants/write'],
+    ],
+    [
+      'an scp array (Okta)',
+      { scp: ['plants/read', 'plants/write'] },
+      ['plants/read', 'plants/write'],
+    ],
+    ['neither', {}, []],
+  ])('reads the scopes of a verified token from %s', async (_case, claims, scopes) => {
+    const token = await sign(claims);
+
+    const caller = await verifyJwt(token, keys, { issuer, ...options });
+
+    expect(caller).toStrictEqual({ subject: undefined, clientId: 'cli-client', scopes });
+  });
+
   it('reports an nbf in the future as not yet valid', async () => {
     const token = await sign({ nbf: Math.floor(Date.now() / 1000) + 600 });
 
