@@ -16,6 +16,9 @@ const create = (body: string, overrides: Parameters<typeof fakeEvent>[0] = {}) =
   api.invoke(fakeEvent({ token, body, ...overrides }));
 const stored = (id: string) => api.dynalite.getItem(api.tableName, id);
 
+const composed = 'Caf\u00E9';
+const decomposed = 'Cafe\u0301';
+
 /** What the chain makeHandler wires adds to its steps, each tested in its own module's file. */
 describe('makeHandler', () => {
   it('stores and answers only NewPlant, ignoring unknown fields', async () => {
@@ -38,6 +41,40 @@ describe('makeHandler', () => {
     expect(await Promise.all(ids.map(stored))).toStrictEqual(
       ids.map((id, n) => ({ id: { N: id }, name: { S: `Edge ${n}` } })),
     );
+  });
+
+  it.each([
+    ['decomposed (NFD), then composed (NFC)', decomposed, composed],
+    ['composed (NFC), then decomposed (NFD)', composed, decomposed],
+  ])('stores one plant in NFC and answers a replay %s with 200', async (_case, first, second) => {
+    const id = freshId();
+
+    const created = await create(
+      JSON.stringify({ id: Number(id), name: first, tag: `${first} au lait` }),
+    );
+    const replayed = await create(
+      JSON.stringify({ id: Number(id), name: second, tag: `${second} au lait` }),
+    );
+
+    expect(created.statusCode).toBe(200);
+    expect(replayed.statusCode).toBe(200);
+    expect(bodyOf(created)).toStrictEqual({ name: composed, tag: `${composed} au lait` });
+    expect(bodyOf(replayed)).toStrictEqual({ name: composed, tag: `${composed} au lait` });
+    expect(await stored(id)).toStrictEqual({
+      id: { N: id },
+      name: { S: composed },
+      tag: { S: `${composed} au lait` },
+    });
+  });
+
+  it('still answers 409 to a name that differs after normalization', async () => {
+    const id = freshId();
+    await create(JSON.stringify({ id: Number(id), name: decomposed }));
+
+    const result = await create(JSON.stringify({ id: Number(id), name: 'Cafe' }));
+
+    expect(result.statusCode).toBe(409);
+    expect(await stored(id)).toStrictEqual({ id: { N: id }, name: { S: composed } });
   });
 
   it('hands the body parser JSON nested 64 levels, which it reads', async () => {
