@@ -4,13 +4,10 @@ import { generateClientTypes, generatedFile } from '../../scripts/generate-clien
 
 describe('generated client types (clients/plant-store.generated.ts)', () => {
   it('match what openapi.yaml generates now: run `npm run client:generate` after changing the spec', async () => {
-    // Prepare
     const committed = await readFile(generatedFile, 'utf8');
 
-    // Act
     const generated = await generateClientTypes();
 
-    // Assess
     expect(committed).toBe(generated);
   });
 });

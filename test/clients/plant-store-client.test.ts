@@ -9,10 +9,8 @@ describe('exactJson', () => {
     [{ id: -9223372036854775808n, name: 'Fern' }, '{"id":-9223372036854775808,"name":"Fern"}'],
     [{ id: 1, name: 'Fern', tag: 'indoor' }, '{"id":1,"name":"Fern","tag":"indoor"}'],
   ])('writes %o as %s, bigints digit for digit', (body, text) => {
-    // Act
     const json = exactJson(body);
 
-    // Assess
     expect(json).toBe(text);
   });
 });
@@ -31,45 +29,36 @@ describe('createPlantStoreClient', () => {
   });
 
   it('creates a plant and returns the typed Plant', async () => {
-    // Prepare
     const client = createPlantStoreClient({ baseUrl: `${api.url}/`, token });
 
-    // Act
     const { data, error, response } = await client.POST('/plants', {
       body: { id: 1, name: 'Fern', tag: 'indoor' },
     });
 
-    // Assess
     expect(response.status).toBe(200);
     expect(error).toBeUndefined();
     expect(data).toEqual({ name: 'Fern', tag: 'indoor' });
   });
 
   it('keeps int64 ids exact: 2^63-1 and 2^63-2 are two plants', async () => {
-    // Prepare
     const client = createPlantStoreClient({ baseUrl: api.url, token: async () => token });
 
-    // Act
     const first = await client.POST('/plants', { body: { id: 9223372036854775807n, name: 'Max' } });
     const second = await client.POST('/plants', {
       body: { id: 9223372036854775806n, name: 'Max-1' },
     });
 
-    // Assess
     expect(first.data).toEqual({ name: 'Max' });
     expect(second.data).toEqual({ name: 'Max-1' });
   });
 
   it('returns the Error body as `error`, e.g. 401 without a token', async () => {
-    // Prepare
     const client = createPlantStoreClient({ baseUrl: api.url });
 
-    // Act
     const { data, error, response } = await client.POST('/plants', {
       body: { id: 2, name: 'Aloe' },
     });
 
-    // Assess
     expect(response.status).toBe(401);
     expect(data).toBeUndefined();
     expect(error).toEqual({ error: 401, message: expect.any(String) });

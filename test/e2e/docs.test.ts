@@ -72,11 +72,9 @@ describe('API reference in a browser (GET /docs and npm run docs)', () => {
   });
 
   it('renders POST /plants with its schemas, and "Try it out" creates a plant with the dev token', async () => {
-    // Prepare
     const requests = recordRequests(page);
     const errors = recordPageErrors(page);
 
-    // Act
     await page.goto(`${api.url}/docs`);
     const operation = page.locator('#operations-plants-createPlant');
     await operation.locator('.opblock-summary').click();
@@ -89,7 +87,6 @@ describe('API reference in a browser (GET /docs and npm run docs)', () => {
     const liveResponse = operation.locator('.live-responses-table .response');
     await liveResponse.waitFor();
 
-    // Assess
     await expect
       .poll(() => operation.locator('.opblock-summary-method').textContent())
       .toBe('POST');
@@ -106,19 +103,16 @@ describe('API reference in a browser (GET /docs and npm run docs)', () => {
   });
 
   it('builds one self-contained page that renders from file:// with no request for anything else', async () => {
-    // Prepare
     const file = join(workDir, 'index.html');
     await writeFile(file, await staticDocsPage());
     const url = pathToFileURL(file).href;
     const requests = recordRequests(page);
     const errors = recordPageErrors(page);
 
-    // Act
     await page.goto(url);
     const operation = page.locator('#operations-plants-createPlant');
     await operation.waitFor();
 
-    // Assess
     expect(await operation.locator('.opblock-summary-path').textContent()).toBe('/plants');
     expect(await schemaNames(page)).toEqual(['Plant', 'NewPlant', 'Error']);
     expect(

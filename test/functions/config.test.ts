@@ -61,14 +61,12 @@ describe('loadConfig', () => {
 
 describe('envNames', () => {
   it("names exactly the variables of the README's table of the handler's environment", () => {
-    // Prepare: the one-name rows of that section; the last row, Lambda's own AWS_* variables, names four.
+    // The one-name rows of that section; the last row, Lambda's own AWS_* variables, names four.
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.split("## The handler's environment")[1]?.split('\n## ')[0] ?? '';
 
-    // Act
     const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((row) => row[1]);
 
-    // Assess
     expect(documented.toSorted()).toStrictEqual(Object.values(envNames).toSorted());
   });
 });

@@ -10,12 +10,17 @@ import {
   SignJWT,
 } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { MintOptions, TestIssuer } from '../../fixtures/test-issuer.ts';
 import { expectErrorShape, hygieneHeaders } from '../support/contract.ts';
 import { fakeEvent } from '../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
-import type { MintOptions, TestIssuer } from '../support/test-issuer.ts';
 
-/** The API accepts tokens for itself (as `aud`) or for one client (Cognito's `client_id`). */
+/**
+ * The API accepts tokens for itself (as `aud`) or for one client (Cognito's `client_id`). The
+ * claim rules of this API's own (`token_use`, audience, token age) are `checkClaims`'s, tested in
+ * test/functions/auth/token-verifier.test.ts; here, what takes a signed token through the chain:
+ * algorithms, keys, signatures, what the JWT library checks, and claims no serializer writes.
+ */
 const audiences = ['plant-store-api', 'test-client'];
 
 let api: PlantApiHarness;
@@ -87,10 +92,6 @@ async function tampered(issuer: TestIssuer): Promise<string> {
 
 /** Registered claims of the wrong type, as only a hostile or broken issuer writes them. */
 const wronglyTyped = (claims: Record<string, unknown>) => claims as JWTPayload;
-
-/** A valid token's claims without `iat` (which it may omit), with these claims over them. */
-const withoutIat = (claims: Record<string, unknown>) => (issuer: TestIssuer) =>
-  issuer.signClaimsText(JSON.stringify({ ...validClaims(issuer), iat: undefined, ...claims }));
 
 const mint = (options: MintOptions) => (issuer: TestIssuer) => issuer.mint(options);
 
@@ -183,14 +184,6 @@ describe('POST /plants with a hostile or invalid token', () => {
       mint({ claims: wronglyTyped({ nbf: String(nowSeconds()) }) }),
       'Token claim "nbf" is invalid',
     ],
-    ['iat ten minutes ahead', mint({ issuedAt: 600 }), 'Token is issued in the future'],
-    [
-      'iat just past the clock tolerance ahead',
-      mint({ issuedAt: 10 }),
-      'Token is issued in the future',
-    ],
-    ['iat as a string', withoutIat({ iat: String(nowSeconds()) }), 'Token claim "iat" is invalid'],
-    ['exp 1e300', mint({ expiresIn: 1e300 }), 'Token lifetime exceeds 24 hours'],
     [
       'exp 1e400 (Infinity once parsed)',
       (issuer) =>
@@ -199,58 +192,12 @@ describe('POST /plants with a hostile or invalid token', () => {
         ),
       'Token lifetime exceeds 24 hours',
     ],
-    [
-      'a lifetime of 24 h and a minute',
-      mint({ expiresIn: 86_460 }),
-      'Token lifetime exceeds 24 hours',
-    ],
-    [
-      'no iat and exp 25 h ahead',
-      withoutIat({ exp: nowSeconds() + 25 * 3600 }),
-      'Token lifetime exceeds 24 hours',
-    ],
-    [
-      'issued two days ago, expiring in five minutes',
-      mint({ issuedAt: -2 * 86_400 }),
-      'Token lifetime exceeds 24 hours',
-    ],
     ['another issuer', mint({ issuer: 'https://evil.example' }), 'Token issuer is not trusted'],
     [
       'the issuer with a trailing slash',
       async (issuer) => issuer.mint({ issuer: `${issuer.issuer}/` }),
       'Token issuer is not trusted',
     ],
-    [
-      'a wrong aud and client_id',
-      mint({ claims: { aud: 'someone-else', client_id: 'other' } }),
-      'Token audience is not accepted',
-    ],
-    [
-      'an aud that only starts like ours',
-      mint({ claims: { aud: 'plant-store-api-evil', client_id: undefined } }),
-      'Token audience is not accepted',
-    ],
-    [
-      'an aud for another API, with our client_id (aud decides when present)',
-      mint({ claims: { aud: 'billing-api' } }),
-      'Token audience is not accepted',
-    ],
-    [
-      'an aud list of other APIs, with our client_id',
-      mint({ claims: { aud: ['billing-api', 'other-api'] } }),
-      'Token audience is not accepted',
-    ],
-    [
-      'an empty aud list, with our client_id',
-      mint({ claims: { aud: [] } }),
-      'Token audience is not accepted',
-    ],
-    [
-      'neither aud nor client_id',
-      mint({ claims: { client_id: undefined } }),
-      'Token audience is not accepted',
-    ],
-    ['an ID token', mint({ claims: { token_use: 'id' } }), 'Token is not an access token'],
   ])(
     'answers 401 invalid_token for %s, and never reaches the store',
     async (_case, token, description) => {
@@ -291,19 +238,6 @@ describe('POST /plants with a hostile or invalid token', () => {
     },
   );
 
-  it.each<[string, (issuer: TestIssuer) => Promise<string>]>([
-    ['a lifetime of exactly 24 h', mint({ expiresIn: 86_400 })],
-    ['no iat and exp an hour ahead', withoutIat({ exp: nowSeconds() + 3600 })],
-    ['iat within the clock tolerance ahead', mint({ issuedAt: 4 })],
-    ['issued 23 h ago, expiring in five minutes', mint({ issuedAt: -23 * 3600 })],
-  ])('accepts %s (the control cases for the token-age rules)', async (_case, mintToken) => {
-    const token = await mintToken(api.issuer);
-
-    const result = await api.invoke(fakeEvent({ token, body: `{"id":${freshId()},"name":"Ok"}` }));
-
-    expect(result.statusCode).toBe(200);
-  });
-
   it('accepts an aud list containing ours and a scope among others (the control case)', async () => {
     const token = await api.issuer.mint({
       claims: {
@@ -319,7 +253,7 @@ describe('POST /plants with a hostile or invalid token', () => {
   });
 });
 
-describe('POST /plants with the token in the wrong place or shape', () => {
+describe('POST /plants with the token in the wrong place, or not a JWT', () => {
   let valid: string;
   beforeAll(async () => {
     valid = await api.issuer.mint({ expiresIn: 3600 });
@@ -362,32 +296,8 @@ describe('POST /plants with the token in the wrong place or shape', () => {
 
   const shaped = (authorization: (token: string) => string) => () =>
     fakeEvent({ headers: { authorization: authorization(valid) } });
-  const invalidRequest = /^Bearer realm="plant-store", error="invalid_request", /;
 
   it.each<[string, () => APIGatewayProxyEventV2, RegExp | string]>([
-    ['two tokens', shaped((t) => `Bearer ${t} ${t}`), invalidRequest],
-    [
-      'two Bearer credentials comma-joined',
-      shaped((t) => `Bearer ${t}, Bearer ${t}`),
-      invalidRequest,
-    ],
-    ['a tab after the scheme', shaped((t) => `Bearer\t${t}`), invalidRequest],
-    ['no space after the scheme', shaped((t) => `Bearer${t}`), invalidRequest],
-    ['the token without a scheme', shaped((t) => t), invalidRequest],
-    ['the Basic scheme', shaped(() => 'Basic YWRtaW46YWRtaW4='), invalidRequest],
-    ['Bearer and nothing else', shaped(() => 'Bearer'), invalidRequest],
-    ['a quoted token', shaped((t) => `Bearer "${t}"`), invalidRequest],
-    ['a token with a NUL byte', shaped((t) => `Bearer ${t}\u0000`), invalidRequest],
-    [
-      'a 100 KB token',
-      shaped(() => `Bearer ${'A'.repeat(100 * 1024)}`),
-      invalidToken('Bearer token is too large'),
-    ],
-    [
-      'a 100 KB header of junk',
-      shaped(() => `Bearer ${'\u00ff '.repeat(50 * 1024)}`),
-      invalidToken('Bearer token is too large'),
-    ],
     [
       'a token that is not a JWT',
       shaped(() => 'Bearer abc.def'),
@@ -399,22 +309,6 @@ describe('POST /plants with the token in the wrong place or shape', () => {
 
     expectChallenge(result, 401, challenge);
     await expectStoreUntouched();
-  });
-
-  it.each<[string, (token: string) => string]>([
-    ['lower-case scheme', (t) => `bearer ${t}`],
-    ['upper-case scheme', (t) => `BEARER ${t}`],
-    ['several spaces after the scheme (RFC 7235: 1*SP)', (t) => `Bearer    ${t}`],
-    ['spaces around the whole value', (t) => `  Bearer ${t}  `],
-  ])('accepts a valid token with %s', async (_case, authorization) => {
-    const result = await api.invoke(
-      fakeEvent({
-        headers: { authorization: authorization(valid) },
-        body: `{"id":${freshId()},"name":"Shaped"}`,
-      }),
-    );
-
-    expect(result.statusCode).toBe(200);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   synthesizeApp,
 } from '../../fixtures/cloud-assembly.ts';
 import { type Deployment, evaluateCfn } from '../../fixtures/cloudformation.ts';
+import { type DynaliteServer, startDynalite } from '../../fixtures/dynalite-server.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../../fixtures/https-endpoint.ts';
 import { deployedEnvironment } from '../../fixtures/lambda-environment.ts';
 import {
@@ -19,10 +20,9 @@ import {
   type LambdaProcess,
   startLambdaProcess,
 } from '../../fixtures/lambda-process.ts';
+import { startTestIssuer, type TestIssuer } from '../../fixtures/test-issuer.ts';
 import { createThrowawayCa, type ThrowawayCa } from '../../fixtures/throwaway-ca.ts';
-import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
 import { fakeEvent } from '../support/fake-event.ts';
-import { startTestIssuer, type TestIssuer } from '../support/test-issuer.ts';
 import { extractedMetrics } from './support/emf.ts';
 
 /**

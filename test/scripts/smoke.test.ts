@@ -27,10 +27,8 @@ describe('smoke script (npm run smoke)', () => {
   });
 
   it('passes every step against the local API and exits 0', async () => {
-    // Act
     const { stdout } = await runSmoke(['--url', api.url, '--token', token]);
 
-    // Assess
     const lines = stdout.trim().split('\n');
     expect(lines.filter((line) => line.startsWith('PASS '))).toHaveLength(6);
     expect(lines.filter((line) => line.startsWith('FAIL '))).toHaveLength(0);
@@ -40,10 +38,8 @@ describe('smoke script (npm run smoke)', () => {
   });
 
   it('prints FAIL lines and exits 1 when the token is not accepted', async () => {
-    // Act
     const failed = runSmoke(['--url', api.url, '--token', 'not-a-token']);
 
-    // Assess
     await expect(failed).rejects.toMatchObject({
       code: 1,
       stdout: expect.stringMatching(/^FAIL create plant \d+: expected 200, got 401/m),
@@ -51,10 +47,8 @@ describe('smoke script (npm run smoke)', () => {
   });
 
   it('exits 2 with the usage when --url or --token is missing', async () => {
-    // Act
     const failed = runSmoke(['--url', api.url]);
 
-    // Assess
     await expect(failed).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/^Usage: npm run smoke/),

@@ -20,12 +20,20 @@ const cognito = (claims: Record<string, unknown> = {}) =>
     ...claims,
   }) as JWTPayload;
 
-function refusal(payload: JWTPayload): string | undefined {
+/** The message each refusal reason of checkClaims gives the client. */
+const messages: Record<string, string> = {
+  not_access_token: 'Token is not an access token',
+  audience: 'Token audience is not accepted',
+  issued_in_future: 'Token is issued in the future',
+  too_long_lived: 'Token lifetime exceeds 24 hours',
+};
+
+function refusal(payload: JWTPayload): { reason: string; message: string } | undefined {
   try {
     checkClaims(payload, now, options);
     return undefined;
   } catch (error) {
-    if (error instanceof UnauthorizedError) return error.reason;
+    if (error instanceof UnauthorizedError) return { reason: error.reason, message: error.message };
     throw error;
   }
 }
@@ -45,18 +53,21 @@ describe('checkClaims', () => {
     expect(refusal(payload)).toBeUndefined();
   });
 
-  it.each<[string, JWTPayload, string]>([
+  it.each<[string, JWTPayload, string, string?]>([
     ['an ID token', cognito({ token_use: 'id' }), 'not_access_token'],
     ['aud another API, client_id ours', cognito({ aud: 'billing-api' }), 'audience'],
+    ['aud and client_id both others', cognito({ aud: 'someone-else', client_id: 'x' }), 'audience'],
+    ['an aud that only starts like ours', cognito({ aud: 'plant-store-api-evil' }), 'audience'],
     ['aud a list of others, client_id ours', cognito({ aud: ['a', 'b'] }), 'audience'],
     ['aud an empty list, client_id ours', cognito({ aud: [] }), 'audience'],
     ['neither aud nor client_id', cognito({ client_id: undefined }), 'audience'],
     ['client_id not a string', cognito({ client_id: ['cli-client'] }), 'audience'],
     ['iat 6 s ahead', cognito({ iat: now + 6, exp: now + 66 }), 'issued_in_future'],
+    ['iat ten minutes ahead', cognito({ iat: now + 600, exp: now + 900 }), 'issued_in_future'],
     ['iat Infinity', cognito({ iat: Number.POSITIVE_INFINITY }), 'issued_in_future'],
-    ['iat a string', cognito({ iat: String(now) }), 'invalid'],
-    ['no exp', cognito({ exp: undefined }), 'invalid'],
-    ['exp a string', cognito({ exp: String(now + 60) }), 'invalid'],
+    ['iat a string', cognito({ iat: String(now) }), 'invalid', 'Token claim "iat" is invalid'],
+    ['no exp', cognito({ exp: undefined }), 'invalid', 'Token claim "exp" is invalid'],
+    ['exp a string', cognito({ exp: String(now + 60) }), 'invalid', 'Token claim "exp" is invalid'],
     ['exp 1e300', cognito({ exp: 1e300 }), 'too_long_lived'],
     ['exp Infinity', cognito({ exp: Number.POSITIVE_INFINITY }), 'too_long_lived'],
     ['iat -Infinity', cognito({ iat: Number.NEGATIVE_INFINITY }), 'too_long_lived'],
@@ -71,8 +82,8 @@ describe('checkClaims', () => {
       'too_long_lived',
     ],
     ['issued two days ago', cognito({ iat: now - 2 * 86_400, exp: now + 60 }), 'too_long_lived'],
-  ])('refuses %s', (_case, payload, reason) => {
-    expect(refusal(payload)).toBe(reason);
+  ])('refuses %s', (_case, payload, reason, message = messages[reason]) => {
+    expect(refusal(payload)).toStrictEqual({ reason, message });
   });
 
   it('refuses every token when no audience is configured (fails closed)', () => {
@@ -105,16 +116,24 @@ describe('verifyJwt', () => {
     return error instanceof UnauthorizedError ? [error.reason, error.message] : error;
   };
 
-  it('reports an nbf in the future as not yet valid', async () => {
-    const token = await sign({ nbf: Math.floor(Date.now() / 1000) + 600 });
+  it.each<[string, Record<string, unknown>, string[]]>([
+    [
+      'a space-separated scope (RFC 9068, Cognito)',
+      { scope: 'plants/read plants/write' },
+      ['plants/read', 'plants/write'],
+    ],
+    [
+      'an scp array (Okta)',
+      { scp: ['plants/read', 'plants/write'] },
+      ['plants/read', 'plants/write'],
+    ],
+    ['neither', {}, []],
+  ])('reads the scopes of a verified token from %s', async (_case, claims, scopes) => {
+    const token = await sign(claims);
 
-    expect(await reasonFor(token)).toStrictEqual(['not_yet_valid', 'Token is not yet valid']);
-  });
+    const caller = await verifyJwt(token, keys, { issuer, ...options });
 
-  it('reports an nbf of the wrong type as invalid, not as not yet valid', async () => {
-    const token = await sign({ nbf: String(Math.floor(Date.now() / 1000)) });
-
-    expect(await reasonFor(token)).toStrictEqual(['invalid', 'Token claim "nbf" is invalid']);
+    expect(caller).toStrictEqual({ subject: undefined, clientId: 'cli-client', scopes });
   });
 
   it('applies checkClaims to a verified token', async () => {

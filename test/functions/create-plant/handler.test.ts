@@ -1,110 +1,52 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hygieneHeaders } from '../../support/contract.ts';
 import { fakeEvent } from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
+
+/** A name the store wrapper below fails on as a bug would: the one way to reach "anything unexpected". */
+const unexpectedFailure = 'Unexpected failure';
 
 let api: PlantApiHarness;
 let token: string;
 const freshId = () => api.freshId();
 
 beforeAll(async () => {
-  api = await startPlantApi();
+  api = await startPlantApi({
+    faultProxy: true,
+    dynamodb: { attemptTimeoutMs: 150, maxAttempts: 2, backoffBaseMs: 5 },
+    wrapStore: (store) => ({
+      create: (plant) => {
+        if (plant.name === unexpectedFailure) throw new TypeError('store blew up unexpectedly');
+        return store.create(plant);
+      },
+    }),
+  });
   token = await api.issuer.mint();
 });
 afterAll(() => api.close());
 
 const create = (body: string, overrides: Parameters<typeof fakeEvent>[0] = {}) =>
   api.invoke(fakeEvent({ token, body, ...overrides }));
+const stored = (id: string) => api.dynalite.getItem(api.tableName, id);
 
-describe('POST /plants with a valid token and a valid NewPlant', () => {
-  it('answers 200 with exactly the Plant (name and tag, never id) and stores it', async () => {
+/** One case per row of the README's API table, in its order; the variations live with each module. */
+describe('POST /plants, row by row of the API table', () => {
+  it('valid token with scope plants/write, valid NewPlant: 200 Plant with name and tag, never id', async () => {
     const id = freshId();
 
     const result = await create(`{"id":${id},"name":"Fern","tag":"indoor"}`);
 
     expect(result.statusCode).toBe(200);
-    expect(result.headers).toMatchObject({
-      'content-type': 'application/json',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-    });
+    expect(result.headers).toMatchObject(hygieneHeaders);
     expect(bodyOf(result)).toStrictEqual({ name: 'Fern', tag: 'indoor' });
-    expect(await api.dynalite.getItem(api.tableName, id)).toStrictEqual({
+    expect(await stored(id)).toStrictEqual({
       id: { N: id },
       name: { S: 'Fern' },
       tag: { S: 'indoor' },
     });
   });
 
-  it('answers a plant without a tag with only its name', async () => {
-    const result = await create(`{"id":${freshId()},"name":"Cactus"}`);
-
-    expect(result.statusCode).toBe(200);
-    expect(bodyOf(result)).toStrictEqual({ name: 'Cactus' });
-  });
-
-  it('ignores unknown fields and never echoes them', async () => {
-    const id = freshId();
-
-    const result = await create(`{"id":${id},"name":"Ivy","colour":"green","nested":{"id":5}}`);
-
-    expect(bodyOf(result)).toStrictEqual({ name: 'Ivy' });
-    expect(await api.dynalite.getItem(api.tableName, id)).toStrictEqual({
-      id: { N: id },
-      name: { S: 'Ivy' },
-    });
-  });
-
-  it('accepts a token signed with ES256 as well as RS256', async () => {
-    const es256 = await api.issuer.mint({ alg: 'ES256' });
-
-    const result = await api.invoke(
-      fakeEvent({ token: es256, body: `{"id":${freshId()},"name":"Moss"}` }),
-    );
-
-    expect(result.statusCode).toBe(200);
-  });
-});
-
-describe('exact int64 ids', () => {
-  it('keeps 9223372036854775807 and 9223372036854775806 as two plants', async () => {
-    const max = await create('{"id":9223372036854775807,"name":"Max"}');
-    const belowMax = await create('{"id":9223372036854775806,"name":"Below max"}');
-
-    expect([max.statusCode, belowMax.statusCode]).toStrictEqual([200, 200]);
-    expect(await api.dynalite.getItem(api.tableName, '9223372036854775807')).toMatchObject({
-      name: { S: 'Max' },
-    });
-    expect(await api.dynalite.getItem(api.tableName, '9223372036854775806')).toMatchObject({
-      name: { S: 'Below max' },
-    });
-  });
-
-  it('stores the smallest int64 exactly', async () => {
-    const result = await create('{"id":-9223372036854775808,"name":"Min"}');
-
-    expect(result.statusCode).toBe(200);
-    expect(await api.dynalite.getItem(api.tableName, '-9223372036854775808')).toMatchObject({
-      name: { S: 'Min' },
-    });
-  });
-
-  it.each([
-    ['9223372036854775808', 'id must be between -9223372036854775808 and 9223372036854775807'],
-    ['-9223372036854775809', 'id must be between -9223372036854775808 and 9223372036854775807'],
-    ['1.5', 'id must be an integer'],
-    ['"1"', 'id must be an integer'],
-    ['null', 'id must be an integer'],
-    ['true', 'id must be an integer'],
-  ])('answers 400 for id %s', async (id, message) => {
-    const result = await create(`{"id":${id},"name":"Fern"}`);
-
-    expect(result.statusCode).toBe(400);
-    expect(bodyOf(result)).toStrictEqual({ error: 400, message });
-  });
-});
-
-describe('idempotent replays and conflicts', () => {
-  it('answers an identical replay with 200 and the stored Plant', async () => {
+  it('the same id, name and tag again: 200 (an idempotent replay)', async () => {
     const body = `{"id":${freshId()},"name":"Basil","tag":"herb"}`;
     await create(body);
 
@@ -114,132 +56,60 @@ describe('idempotent replays and conflicts', () => {
     expect(bodyOf(replay)).toStrictEqual({ name: 'Basil', tag: 'herb' });
   });
 
-  it.each([
-    ['a different name', '{"name":"Mint","tag":"herb"}'],
-    ['a different tag', '{"name":"Basil","tag":"kitchen"}'],
-    ['the stored tag left out', '{"name":"Basil"}'],
-  ])('answers 409 for %s and leaves the stored plant unchanged', async (_case, fields) => {
+  it('the same id with another name or tag: 409, and the stored plant is unchanged', async () => {
     const id = freshId();
     await create(`{"id":${id},"name":"Basil","tag":"herb"}`);
 
-    const conflict = await create(`{"id":${id},${fields.slice(1)}`);
+    const conflict = await create(`{"id":${id},"name":"Mint","tag":"herb"}`);
 
     expect(conflict.statusCode).toBe(409);
     expect(bodyOf(conflict)).toStrictEqual({
       error: 409,
       message: `A different plant with id ${id} already exists`,
     });
-    expect(await api.dynalite.getItem(api.tableName, id)).toStrictEqual({
+    expect(await stored(id)).toStrictEqual({
       id: { N: id },
       name: { S: 'Basil' },
       tag: { S: 'herb' },
     });
   });
 
-  it('answers 409 when a replay adds a tag the stored plant does not have', async () => {
+  it('no Authorization: 401 with a bare Bearer challenge, before the body is looked at', async () => {
     const id = freshId();
-    await create(`{"id":${id},"name":"Sage"}`);
+    const callsBefore = api.storeCalls();
 
-    const conflict = await create(`{"id":${id},"name":"Sage","tag":"herb"}`);
-
-    expect(conflict.statusCode).toBe(409);
-    expect(await api.dynalite.getItem(api.tableName, id)).toStrictEqual({
-      id: { N: id },
-      name: { S: 'Sage' },
-    });
-  });
-
-  it('lets exactly one of many concurrent different creates of one id win', async () => {
-    const id = freshId();
-
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, n) => create(`{"id":${id},"name":"Racer ${n}"}`)),
-    );
-
-    const statuses = results.map((result) => result.statusCode);
-    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
-    expect(statuses.filter((status) => status === 409)).toHaveLength(19);
-    const winner = bodyOf(results[statuses.indexOf(200)] ?? { statusCode: 0 });
-    expect(await api.dynalite.getItem(api.tableName, id)).toMatchObject({
-      name: { S: (winner as { name: string }).name },
-    });
-  });
-});
-
-describe('authorization comes before the body', () => {
-  it.each([
-    ['no Authorization header', undefined, 'Bearer realm="plant-store"'],
-    ['a Basic credential', 'Basic dXNlcjpwYXNz', 'error="invalid_request"'],
-    ['"Bearer" with no token', 'Bearer', 'error="invalid_request"'],
-    ['two tokens', 'Bearer abc def', 'error="invalid_request"'],
-    ['a token that is not a JWT', 'Bearer not-a-jwt', 'error="invalid_token"'],
-  ])('answers 401 for %s, even with a malformed body', async (_case, authorization, challenge) => {
-    const result = await api.invoke(
-      fakeEvent({ body: '{not json', headers: { authorization, 'content-type': 'text/plain' } }),
-    );
-
-    expect(result.statusCode).toBe(401);
-    expect(result.headers?.['www-authenticate']).toContain(challenge);
-    expect(bodyOf(result)).toMatchObject({ error: 401 });
-  });
-
-  it('accepts the scheme word in any case and several spaces before the token', async () => {
     const result = await api.invoke(
       fakeEvent({
-        body: `{"id":${freshId()},"name":"Case"}`,
-        headers: { authorization: `bEaReR   ${token}` },
+        body: `{"id":${id},`,
+        headers: { authorization: undefined, 'content-type': 'text/plain' },
       }),
     );
 
-    expect(result.statusCode).toBe(200);
+    expect(result.statusCode).toBe(401);
+    expect(result.headers?.['www-authenticate']).toBe('Bearer realm="plant-store"');
+    expect(bodyOf(result)).toStrictEqual({
+      error: 401,
+      message: 'Missing bearer token in the Authorization header',
+    });
+    expect(api.storeCalls()).toBe(callsBefore);
   });
 
-  it.each([
-    ['an expired token', { expiresIn: -60 }, 'Token has expired'],
-    [
-      'a token not yet valid',
-      { claims: { nbf: Math.floor(Date.now() / 1000) + 600 } },
-      'Token is not yet valid',
-    ],
-    [
-      'a token from another issuer',
-      { issuer: 'https://evil.example' },
-      'Token issuer is not trusted',
-    ],
-    [
-      'a token signed by an unknown key',
-      { unpublishedKey: true },
-      'Token signing key is not known',
-    ],
-    ['an ID token', { claims: { token_use: 'id' } }, 'Token is not an access token'],
-  ])('answers 401 invalid_token for %s', async (_case, options, message) => {
-    const bad = await api.issuer.mint(options);
+  it('an expired token: 401 with error="invalid_token"', async () => {
+    const expired = await api.issuer.mint({ expiresIn: -60 });
+    const id = freshId();
 
-    const result = await api.invoke(
-      fakeEvent({ token: bad, body: `{"id":${freshId()},"name":"X"}` }),
-    );
+    const result = await api.invoke(fakeEvent({ token: expired, body: `{"id":${id},"name":"X"}` }));
 
     expect(result.statusCode).toBe(401);
-    expect(bodyOf(result)).toStrictEqual({ error: 401, message });
+    expect(bodyOf(result)).toStrictEqual({ error: 401, message: 'Token has expired' });
     expect(result.headers?.['www-authenticate']).toBe(
-      `Bearer realm="plant-store", error="invalid_token", error_description="${message}"`,
+      'Bearer realm="plant-store", error="invalid_token", error_description="Token has expired"',
     );
+    expect(await stored(id)).toBeUndefined();
   });
 
-  it('answers 401 for alg none and for a tampered signature', async () => {
-    const [header = '', payload = '', signature = ''] = token.split('.');
-    const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload}.`;
-    const tampered = `${header}.${payload}.${signature.slice(0, -4)}AAAA`;
-
-    for (const bad of [none, tampered]) {
-      const result = await api.invoke(fakeEvent({ token: bad, body: '{"id":1,"name":"X"}' }));
-      expect(result.statusCode).toBe(401);
-      expect(result.headers?.['www-authenticate']).toContain('error="invalid_token"');
-    }
-  });
-
-  it('answers 403 insufficient_scope for a valid token without plants/write', async () => {
-    const readOnly = await api.issuer.mint({ claims: { scope: 'plants/read plants/writer' } });
+  it('a valid token without the scope: 403 with error="insufficient_scope"', async () => {
+    const readOnly = await api.issuer.mint({ claims: { scope: 'plants/read' } });
 
     const result = await api.invoke(fakeEvent({ token: readOnly, body: '{"id":1,"name":"X"}' }));
 
@@ -248,129 +118,21 @@ describe('authorization comes before the body', () => {
       error: 403,
       message: 'Token lacks the scope "plants/write"',
     });
-    expect(result.headers?.['www-authenticate']).toContain('error="insufficient_scope"');
-    expect(result.headers?.['www-authenticate']).toContain('scope="plants/write"');
-  });
-
-  it('accepts the scope from an Okta-style scp array', async () => {
-    const okta = await api.issuer.mint({
-      claims: { scope: undefined, scp: ['plants/read', 'plants/write'] },
-    });
-
-    const result = await api.invoke(
-      fakeEvent({ token: okta, body: `{"id":${freshId()},"name":"Okta"}` }),
+    expect(result.headers?.['www-authenticate']).toBe(
+      'Bearer realm="plant-store", error="insufficient_scope", error_description="Token lacks the scope \'plants/write\'", scope="plants/write"',
     );
-
-    expect(result.statusCode).toBe(200);
   });
 
-  it('never reaches the store without a valid token', async () => {
-    const before = api.storeCalls();
-
-    await api.invoke(
-      fakeEvent({ body: '{"id":77,"name":"X"}', headers: { authorization: undefined } }),
-    );
-    await api.invoke(
-      fakeEvent({ token: await api.issuer.mint({ expiresIn: -60 }), body: '{"id":77,"name":"X"}' }),
-    );
-
-    expect(api.storeCalls()).toBe(before);
-    expect(await api.dynalite.getItem(api.tableName, '77')).toBeUndefined();
-  });
-});
-
-describe('audience', () => {
-  it('accepts a matching aud or client_id and refuses any other', async () => {
-    const strict = await startPlantApi({ audiences: ['plant-store-api', 'cli-client'] });
-    try {
-      const byAud = await strict.issuer.mint({
-        claims: { aud: 'plant-store-api', client_id: undefined },
-      });
-      const byClientId = await strict.issuer.mint({ claims: { client_id: 'cli-client' } });
-      const other = await strict.issuer.mint({
-        claims: { aud: 'someone-else', client_id: 'other' },
-      });
-
-      const answers = await Promise.all(
-        [byAud, byClientId, other].map((bearer, n) =>
-          strict.invoke(fakeEvent({ token: bearer, body: `{"id":${n},"name":"A"}` })),
-        ),
-      );
-
-      expect(answers.map((answer) => answer.statusCode)).toStrictEqual([200, 200, 401]);
-      expect(bodyOf(answers[2] ?? { statusCode: 0 })).toMatchObject({
-        message: 'Token audience is not accepted',
-      });
-    } finally {
-      await strict.close();
-    }
-  });
-});
-
-describe('body and content type', () => {
-  it.each([
-    ['malformed JSON', '{"id":1,', 'Request body is not valid JSON'],
-    ['an empty body', '', 'Request body is required'],
-    ['an array', '[1,2]', 'Request body must be a JSON object'],
-    ['a string', '"plant"', 'Request body must be a JSON object'],
-    ['null', 'null', 'Request body must be a JSON object'],
-    ['a missing name', '{"id":1}', 'name is required'],
-    ['a null name', '{"id":1,"name":null}', 'name must be a string'],
-    ['a numeric name', '{"id":1,"name":5}', 'name must be a string'],
-    ['an empty name', '{"id":1,"name":""}', 'name must not be empty'],
-    ['a null tag', '{"id":1,"name":"Fern","tag":null}', 'tag must be a string'],
-    ['a missing id', '{"name":"Fern"}', 'id is required'],
-    [
-      'a __proto__ key',
-      '{"__proto__":{"x":1},"id":1,"name":"Fern"}',
-      'Request body must not contain the key "__proto__"',
-    ],
-  ])('answers 400 naming the problem for %s', async (_case, body, message) => {
-    const result = await create(body);
+  it('a missing field: 400, the message names the field', async () => {
+    const result = await create('{"id":1}');
 
     expect(result.statusCode).toBe(400);
-    expect(bodyOf(result)).toStrictEqual({ error: 400, message });
+    expect(bodyOf(result)).toStrictEqual({ error: 400, message: 'name is required' });
   });
 
-  it('accepts unknown fields nested 64 levels deep and refuses 65 before parsing', async () => {
-    const nested = (levels: number) =>
-      `{"id":${freshId()},"name":"Deep","x":${'['.repeat(levels - 1)}"]["${']'.repeat(levels - 1)}}`;
-
-    const deepest = await create(nested(64));
-    const tooDeep = await create(nested(65));
-
-    expect(deepest.statusCode).toBe(200);
-    expect(bodyOf(tooDeep)).toStrictEqual({
-      error: 400,
-      message: 'Request body must not nest more than 64 levels',
-    });
-  });
-
-  it('answers 400 for a missing body', async () => {
-    const result = await api.invoke(fakeEvent({ token, body: undefined }));
-
-    expect(bodyOf(result)).toStrictEqual({ error: 400, message: 'Request body is required' });
-  });
-
-  it.each([['application/json; charset=utf-8'], ['Application/JSON']])(
-    'accepts the content type %s',
-    async (contentType) => {
-      const result = await create(`{"id":${freshId()},"name":"Typed"}`, {
-        headers: { 'content-type': contentType },
-      });
-
-      expect(result.statusCode).toBe(200);
-    },
-  );
-
-  it.each([
-    ['missing', undefined],
-    ['text/plain', 'text/plain'],
-    ['a JSON suffix type', 'application/vnd.api+json'],
-    ['form data', 'application/x-www-form-urlencoded'],
-  ])('answers 415 when the content type is %s', async (_case, contentType) => {
+  it('Content-Type not application/json: 415', async () => {
     const result = await create(`{"id":${freshId()},"name":"Fern"}`, {
-      headers: { 'content-type': contentType },
+      headers: { 'content-type': 'text/plain' },
     });
 
     expect(result.statusCode).toBe(415);
@@ -380,7 +142,7 @@ describe('body and content type', () => {
     });
   });
 
-  it('answers 413 for a body over 16 KiB', async () => {
+  it('a body over 16384 bytes: 413', async () => {
     const result = await create(`{"id":1,"name":"Fern","padding":"${'x'.repeat(16 * 1024)}"}`);
 
     expect(result.statusCode).toBe(413);
@@ -390,88 +152,31 @@ describe('body and content type', () => {
     });
   });
 
-  it('decodes a base64 body and refuses one that is not UTF-8', async () => {
+  it('the store throttled after retries: 503 with Retry-After', async () => {
     const id = freshId();
-    const good = Buffer.from(`{"id":${id},"name":"Käktus"}`).toString('base64');
-    const notUtf8 = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]).toString('base64');
+    await api.proxy?.inject({ kind: 'dynamoError', status: 400, type: 'ThrottlingException' });
 
-    const ok = await create(good, { isBase64Encoded: true });
-    const bad = await create(notUtf8, { isBase64Encoded: true });
+    const result = await create(`{"id":${id},"name":"Throttled"}`);
+    await api.proxy?.restore();
 
-    expect(bodyOf(ok)).toStrictEqual({ name: 'Käktus' });
-    expect(bodyOf(bad)).toStrictEqual({ error: 400, message: 'Request body is not valid UTF-8' });
-  });
-});
-
-describe('logging', () => {
-  it('writes one request line with the request id, status and latency, and never the token or body', async () => {
-    api.logs.length = 0;
-
-    await create(`{"id":${freshId()},"name":"Logged secret-name"}`);
-
-    expect(api.logs).toHaveLength(1);
-    expect(api.logs[0]).toMatchObject({
-      level: 'info',
-      message: 'request',
-      fields: {
-        status: 200,
-        outcome: 'created',
-        requestId: expect.stringMatching(/^test-request-/),
-      },
+    expect(result.statusCode).toBe(503);
+    expect(result.headers).toMatchObject({ ...hygieneHeaders, 'retry-after': '1' });
+    expect(bodyOf(result)).toStrictEqual({
+      error: 503,
+      message: 'The plant store is busy or unavailable, retry later',
     });
-    expect(api.logs[0]?.fields.latencyMs).toBeTypeOf('number');
-    const written = JSON.stringify(api.logs);
-    expect(written).not.toContain(token);
-    expect(written).not.toContain('secret-name');
+    expect(await stored(id)).toBeUndefined();
   });
 
-  it.each([
-    [
-      'a create',
-      async () => create(`{"id":${freshId()},"name":"Counted"}`),
-      'PlantsCreated',
-      undefined,
-    ],
-    [
-      'an expired token',
-      async () =>
-        api.invoke(fakeEvent({ token: await api.issuer.mint({ expiresIn: -60 }), body: '{}' })),
-      'AuthFailures',
-      'expired',
-    ],
-    [
-      'a missing scope',
-      async () =>
-        api.invoke(
-          fakeEvent({ token: await api.issuer.mint({ claims: { scope: 'x' } }), body: '{}' }),
-        ),
-      'AuthFailures',
-      'insufficient_scope',
-    ],
-    ['a bad body', async () => create('{"id":1}'), 'ValidationFailures', undefined],
-  ])('embeds the CloudWatch metric of %s in the line', async (_case, act, metric, reason) => {
+  it('anything unexpected: 500, logged with the request id, the body saying nothing internal', async () => {
     api.logs.length = 0;
 
-    await act();
+    const result = await create(`{"id":${freshId()},"name":"${unexpectedFailure}"}`);
 
-    const fields = api.logs[0]?.fields ?? {};
-    expect(fields[metric]).toBe(1);
-    expect(fields.AuthFailureReason).toBe(reason);
-    expect(fields._aws).toMatchObject({
-      CloudWatchMetrics: [
-        {
-          Namespace: 'PlantStore',
-          Metrics: expect.arrayContaining([{ Name: metric, Unit: 'Count' }]),
-        },
-      ],
+    expect(result.statusCode).toBe(500);
+    expect(bodyOf(result)).toStrictEqual({ error: 500, message: 'Internal server error' });
+    expect(api.logs.find((line) => line.message === 'unexpected error')?.fields).toMatchObject({
+      requestId: expect.stringMatching(/^test-request-/),
     });
-  });
-
-  it('measures the store latency of a create', async () => {
-    api.logs.length = 0;
-
-    await create(`{"id":${freshId()},"name":"Timed"}`);
-
-    expect(api.logs[0]?.fields.StoreLatency).toBeTypeOf('number');
   });
 });

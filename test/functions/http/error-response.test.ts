@@ -114,10 +114,8 @@ describe('mapErrors', () => {
   ])(
     'answers %s with its status, message and headers',
     async (_case, error, status, message, headers) => {
-      // Act
       const answer = await mapped(error());
 
-      // Assess
       expect(answer.status).toBe(status);
       expect(answer.body).toEqual({ error: status, message });
       expect(answer.headers).toMatchObject(headers);
@@ -126,10 +124,8 @@ describe('mapErrors', () => {
   );
 
   it('logs an unavailable dependency as a warning with its cause chain', async () => {
-    // Act
     const { logs } = await mapped(new IssuerUnavailableError(new Error('JWKS timed out')));
 
-    // Assess
     expect(logs).toEqual([
       {
         level: 'warn',
@@ -159,28 +155,23 @@ describe('mapErrors', () => {
       'Request body must not contain the key "constructor"',
     ],
   ])('answers the body parser refusing %s with a 400', async (_case, body, message) => {
-    // Prepare
     const error = await bodyParserError(body);
 
-    // Act
     const answer = await mapped(error);
 
-    // Assess
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ error: 400, message });
   });
 
   it("recognises the body parser's errors by their cause, not by their message text", async () => {
-    // Prepare: the same errors, reworded as a later Middy release might word them.
+    // The same errors, reworded as a later Middy release might word them.
     const forbiddenKey = await bodyParserError('{"__proto__":{}}');
     const malformed = await bodyParserError('{');
     forbiddenKey.message = 'Body has a key that is not allowed';
     malformed.message = 'Body could not be parsed';
 
-    // Act
     const answers = [await mapped(forbiddenKey), await mapped(malformed)];
 
-    // Assess
     expect(answers.map(({ status, body }) => [status, body.message])).toEqual([
       [400, 'Request body must not contain the key "__proto__"'],
       [400, 'Request body is not valid JSON'],
@@ -188,13 +179,11 @@ describe('mapErrors', () => {
   });
 
   it('answers an unexpected error, or one not meant for the client, with a fixed 500', async () => {
-    // Act
     const answers = [
       await mapped(new Error('database password is hunter2')),
       await mapped(createError(500, 'internal detail')),
     ];
 
-    // Assess
     for (const answer of answers) {
       expect(answer.status).toBe(500);
       expect(answer.body).toEqual({ error: 500, message: 'Internal server error' });

@@ -4,6 +4,7 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DynaliteServer, startDynalite } from '../../../fixtures/dynalite-server.ts';
 import { createDynamoDbClient } from '../../../functions/aws/dynamodb-client.ts';
 import { createDynamoDbPlantStore } from '../../../functions/plants/dynamodb-plant-store.ts';
 import type { NewPlant, Plant } from '../../../functions/plants/new-plant.ts';
@@ -13,7 +14,6 @@ import {
   StoreUnavailableError,
 } from '../../../functions/plants/plant-store.ts';
 import { localAwsCredentials } from '../../../infra/local/dynamodb.ts';
-import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
 import {
   type ConditionFailureAnswer,
   type FaultProxy,

@@ -76,6 +76,11 @@ describe('parseNewPlant', () => {
     ['an array', '[]', 'Request body must be a JSON object'],
     ['null', 'null', 'Request body must be a JSON object'],
     ['a number', '12', 'Request body must be a JSON object'],
+    ['a string', '"plant"', 'Request body must be a JSON object'],
+    ['a missing id', '{"name":"a"}', 'id is required'],
+    ['a boolean id', '{"id":true,"name":"a"}', 'id must be an integer'],
+    ['a null name', '{"id":1,"name":null}', 'name must be a string'],
+    ['a null tag', '{"id":1,"name":"a","tag":null}', 'tag must be a string'],
     ['a fractional id', '{"id":1.5,"name":"a"}', 'id must be an integer'],
     ['a string id', '{"id":"1","name":"a"}', 'id must be an integer'],
     [

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { UnauthorizedError } from '../../../functions/auth/auth-errors.ts';
+import { accessLog, roundMs } from '../../../functions/http/access-log.ts';
+import { errorResponse, jsonResponse } from '../../../functions/http/respond.ts';
+import type { LogFields, LogLevel } from '../../../functions/log.ts';
+import { fakeEvent } from '../../support/fake-event.ts';
+import { middlewareRequest, type PlantRequest } from '../../support/middleware-request.ts';
+
+const secretToken = 'eyJ.secret-token.sig';
+const secretBody = '{"id":1,"name":"secret-name"}';
+
+/** Runs a request through accessLog's `before`, then `settle` (the rest of the chain), then its `after` or `onError`. */
+async function logged(settle: (request: PlantRequest) => void, ending: 'after' | 'onError') {
+  const lines: { level: LogLevel; message: string; fields: LogFields }[] = [];
+  const middleware = accessLog(
+    (level, message, fields) => lines.push({ level, message, fields }),
+    'fn-1',
+  );
+  const request = middlewareRequest(fakeEvent({ token: secretToken, body: secretBody }));
+
+  await middleware.before?.(request);
+  settle(request);
+  await middleware[ending]?.(request);
+
+  return lines;
+}
+
+describe('accessLog', () => {
+  it('writes one request line with the request ids, the caller, status, outcome, latency and metrics', async () => {
+    const lines = await logged((request) => {
+      request.context.caller = { subject: 'cli', clientId: 'cli-client', scopes: [] };
+      request.context.outcome = 'replayed';
+      request.context.storeLatencyMs = 3.25;
+      request.response = jsonResponse(200, { name: 'Fern' });
+    }, 'after');
+
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      message: 'request',
+      fields: {
+        requestId: expect.stringMatching(/^test-request-/),
+        apiRequestId: 'JKJaXmPLvHcESHA=',
+        method: 'POST',
+        path: '/plants',
+        status: 200,
+        outcome: 'replayed',
+        clientId: 'cli-client',
+        latencyMs: expect.any(Number),
+        Service: 'fn-1',
+        CreatesReplayed: 1,
+        StoreLatency: 3.25,
+      },
+    });
+  });
+
+  it('names the reason of an auth failure, as a field and a metric dimension', async () => {
+    const lines = await logged((request) => {
+      request.error = new UnauthorizedError('expired', 'Token has expired');
+      request.response = errorResponse(401, 'Token has expired');
+    }, 'onError');
+
+    expect(lines[0]?.fields).toMatchObject({
+      status: 401,
+      outcome: 'unauthorized',
+      authFailureReason: 'expired',
+      AuthFailures: 1,
+      AuthFailureReason: 'expired',
+    });
+  });
+
+  it('writes neither the token, the Authorization header nor the body', async () => {
+    const lines = await logged((request) => {
+      request.response = jsonResponse(200, { name: 'secret-name' });
+    }, 'after');
+
+    const written = JSON.stringify(lines);
+    expect(written).not.toContain('secret-token');
+    expect(written).not.toContain('secret-name');
+  });
+});
+
+describe('roundMs', () => {
+  it('keeps three decimals', () => {
+    expect(roundMs(1.234_56)).toBe(1.235);
+  });
+});
