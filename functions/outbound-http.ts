@@ -1,6 +1,9 @@
 import http from 'node:http';
-import https from 'node:https';
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+
+// The built-ins themselves, not their ESM facades, which read every export (see infra/bundling.ts).
+const https = process.getBuiltinModule('node:https');
+const { connect, isIP } = process.getBuiltinModule('node:net');
 
 /** The function's calls out: DynamoDB, and the issuer's JWKS. */
 export type OutboundRequest = {
@@ -61,39 +64,62 @@ export function keepAliveAgent(url: URL, maxSockets: number): http.Agent {
 type ConnectionFactory = (options: object, callback?: unknown) => Socket;
 
 /**
- * Opens one connection to `url` (TCP, then TLS for https) as soon as the module that asks has
- * finished loading, and gives it to the agent's first request: a cold start's handshake then runs
- * while the runtime fetches the first event and the JWKS is fetched, instead of in front of the
- * first call. It is deferred to the next turn of the event loop so that loading the module stays
- * cheap. It never fails or delays anything: a connection that fails is dropped and the first
- * request opens its own; one still handshaking is handed over as the agent's own new connections
- * are, and the request's deadline applies to it.
+ * Opens the TCP connection to `url` now and gives it to the agent's first request, so that a cold
+ * start's handshakes travel while the rest of init runs instead of in front of the first call:
+ * TLS follows (for https) on the first turn of the event loop after the connect has gone out, or
+ * when the first request asks, whichever comes first. Resolves once the connect is under way (the
+ * name resolved and connect(2) issued), or once it failed; never rejects. It never fails or delays
+ * anything: a connection that fails is dropped and the first request opens its own; one still
+ * handshaking is handed over as the agent's own new connections are, and the request's deadline
+ * applies to it.
  */
-export function preconnect(agent: http.Agent, url: URL): void {
+export function preconnect(agent: http.Agent, url: URL): Promise<void> {
   const own = agent as unknown as { createConnection: ConnectionFactory };
   const createConnection = own.createConnection;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  const tcp = connect({ host, port });
+  tcp.on('error', () => {});
+  // An idle container may end; a connection no request has used must not keep it alive.
+  tcp.unref();
+
   let opened: Socket | undefined;
+  const open = (): Socket => {
+    if (opened) return opened;
+    opened =
+      url.protocol === 'https:'
+        ? createConnection.call(agent, {
+            host,
+            port,
+            socket: tcp,
+            // SNI carries host names only (RFC 6066), as the agent itself sends it.
+            ...(isIP(host) === 0 ? { servername: host } : {}),
+          })
+        : tcp;
+    opened.on('error', () => {});
+    return opened;
+  };
   let used = false;
   own.createConnection = function firstConnection(this: http.Agent, options, callback) {
     own.createConnection = createConnection;
     used = true;
-    if (!opened || opened.destroyed) return createConnection.call(this, options, callback);
-    opened.ref();
-    return opened;
+    if (tcp.destroyed || opened?.destroyed) return createConnection.call(this, options, callback);
+    tcp.ref();
+    return open();
   };
-  setImmediate(() => {
-    if (used) return;
-    const hostname = url.hostname.replace(/^\[|\]$/g, '');
-    opened = createConnection.call(agent, {
-      host: hostname,
-      port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
-      // SNI carries host names only (RFC 6066), as the agent itself sends it.
-      ...(isIP(hostname) === 0 ? { servername: hostname } : {}),
-    });
-    opened.on('error', () => {});
-    // An idle container may end; a connection no request has used must not keep it alive.
-    opened.unref();
+
+  const underway = new Promise<void>((resolve) => {
+    // A literal address needs no lookup: connect(2) goes out on the next tick.
+    if (isIP(host) !== 0) setImmediate(resolve);
+    else tcp.once('lookup', () => resolve());
+    tcp.once('error', () => resolve());
   });
+  void underway.then(() =>
+    setImmediate(() => {
+      if (!used && !tcp.destroyed) open();
+    }),
+  );
+  return underway;
 }
 
 const transportFor = (url: URL) => (url.protocol === 'http:' ? http : https);

@@ -26,10 +26,10 @@ const mainFields = ['module', 'main'];
 
 /**
  * A CommonJS dependency inside an ESM bundle may still call `require` for a Node built-in; ESM has
- * no `require`, so the banner makes one. The alias avoids clashing with any `createRequire` import.
+ * no `require`, so the banner makes one (from the built-in itself, not `node:module`'s facade).
  */
 const esmRequireBanner =
-  "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
+  "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);";
 
 /**
  * Bundle everything. The handler talks to DynamoDB through its own small HTTP client, so no
@@ -41,18 +41,30 @@ const esmRequireBanner =
 const externalModules: readonly string[] = [];
 
 /**
- * A linked `.map` beside the bundle, without sources: Node reads it only when an error's stack is
- * formatted, so stack traces point at the `.ts` files under `functions/` at no cost on the happy
- * path.
+ * A linked `.map` beside the bundle, without sources, so that stack traces point at the `.ts`
+ * files under `functions/`. Node reads the map as the bundle loads (a few ms of init, which BARE
+ * pays too, for a larger map).
  */
 export const nodeOptions = '--enable-source-maps';
 
 /**
- * `node:http` imports resolve to `infra/node-http.ts`, which hands over the built-in without its
- * ESM facade; the facade loads undici (~20 ms of cold start, measured by `npm run bench`).
+ * `node:http` and `node:timers` imports resolve to `infra/builtins/node-<name>.ts`, which hand over
+ * the built-in itself (`process.getBuiltinModule`) rather than its ESM facade: a facade reads
+ * every export of the module when it is linked, getters included, and `node:http`'s `WebSocket`
+ * loads undici (about 20 ms of every cold start, `npm run bench`). Each file exports only names a
+ * bundle imports; a new one fails the build. The function's own modules take `crypto`, `https`
+ * and `net` the same way, in their source.
  */
-const nodeHttp = path.join(projectRoot, 'infra', 'node-http.ts');
-const alias = { http: nodeHttp, 'node:http': nodeHttp };
+const builtins = ['http', 'timers'];
+const alias = Object.fromEntries(
+  builtins.flatMap((name) => {
+    const file = path.join(projectRoot, 'infra', 'builtins', `node-${name}.ts`);
+    return [
+      [name, file],
+      [`node:${name}`, file],
+    ];
+  }),
+);
 
 export const cdkBundlingOptions: BundlingOptions = {
   format: OutputFormat.ESM,

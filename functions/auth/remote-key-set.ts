@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import {
   type CryptoKey,
   createLocalJWKSet,
@@ -23,6 +24,8 @@ export type RemoteKeySetOptions = {
    * (through which jose verifies) is warmed up too. @default false
    */
   readonly prefetch?: boolean;
+  /** The connections to the issuer (one kept alive, perhaps opened ahead); @default Node's global agent */
+  readonly agent?: Agent;
 };
 
 export type RemoteKeySet = (
@@ -46,7 +49,7 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
   let pending: Promise<ReturnType<typeof createLocalJWKSet>> | undefined;
 
   const reload = () => {
-    pending ??= fetchJson(url, options.timeoutMs)
+    pending ??= fetchJson(url, options)
       .then((jwks) => {
         local = createLocalJWKSet(jwks as JSONWebKeySet);
         fetchedAt = Date.now();
@@ -99,10 +102,14 @@ async function warmUpWebCrypto(): Promise<void> {
   await crypto.subtle.verify(algorithm, key, new Uint8Array(256), new Uint8Array(0));
 }
 
-async function fetchJson(url: URL, timeoutMs: number): Promise<unknown> {
+async function fetchJson(
+  url: URL,
+  { timeoutMs, agent }: Pick<RemoteKeySetOptions, 'timeoutMs' | 'agent'>,
+): Promise<unknown> {
   const { statusCode, body } = await sendRequest(url, {
     method: 'GET',
     headers: { accept: 'application/json, application/jwk-set+json' },
+    agent,
     timeoutMs,
     maxResponseBytes: maxJwksBytes,
   });

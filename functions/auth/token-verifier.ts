@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { IssuerUnavailableError, UnauthorizedError } from './auth-errors.ts';
 import { createRemoteKeySet } from './remote-key-set.ts';
@@ -44,13 +45,14 @@ export const maxTokenLifetimeSeconds = 24 * 3600;
  */
 export function createJwtVerifier(
   options: JwtVerifierOptions,
-  { prefetchKeys = false }: { readonly prefetchKeys?: boolean } = {},
+  { prefetchKeys = false, agent }: { readonly prefetchKeys?: boolean; readonly agent?: Agent } = {},
 ): TokenVerifier {
   const keys = createRemoteKeySet(options.jwksUrl, {
     timeoutMs: 3000,
     cooldownMs: 30_000,
     cacheMaxAgeMs: 600_000,
     prefetch: prefetchKeys,
+    agent,
   });
   return (token) => verifyJwt(token, keys, options);
 }

@@ -1,4 +1,5 @@
-import { createHash, createHmac } from 'node:crypto';
+// The built-in itself, not its ESM facade, which would read every export (see infra/bundling.ts).
+const { createHash, createHmac } = process.getBuiltinModule('node:crypto');
 
 export type AwsCredentials = {
   readonly accessKeyId: string;

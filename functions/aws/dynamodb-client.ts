@@ -1,4 +1,5 @@
-import { keepAliveAgent, preconnect, sendRequest } from '../outbound-http.ts';
+import type { Agent } from 'node:http';
+import { keepAliveAgent, sendRequest } from '../outbound-http.ts';
 import { type AwsCredentials, signRequest } from './aws-signature-v4.ts';
 
 /**
@@ -19,10 +20,10 @@ export type DynamoDbClientOptions = {
   /** The first retry waits up to this long, doubling each time, capped at 1 s. @default 100 */
   readonly backoffBaseMs?: number;
   /**
-   * Open the connection (TCP and TLS) now, for the first call to reuse: a cold start then pays
-   * the handshake during init, concurrently with the JWKS fetch. @default false
+   * The keep-alive connections to `endpoint`, perhaps with one opened ahead (`preconnect`).
+   * @default a keep-alive agent of 50 sockets
    */
-  readonly preconnect?: boolean;
+  readonly agent?: Agent;
 };
 
 export type DynamoDbOperation = 'PutItem' | 'GetItem';
@@ -74,8 +75,7 @@ export function createDynamoDbClient(options: DynamoDbClientOptions): DynamoDbCl
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 800;
   const maxAttempts = options.maxAttempts ?? 3;
   const backoffBaseMs = options.backoffBaseMs ?? 100;
-  const agent = keepAliveAgent(endpoint, 50);
-  if (options.preconnect) preconnect(agent, endpoint);
+  const agent = options.agent ?? keepAliveAgent(endpoint, 50);
 
   const attempt = (operation: DynamoDbOperation, body: string) => {
     const headers = signRequest(

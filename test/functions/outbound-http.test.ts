@@ -50,6 +50,47 @@ describe('preconnect', () => {
     agent.destroy();
   });
 
+  it('resolves once the connection is under way, which the server then sees with no request', async () => {
+    const agent = keepAliveAgent(url, 50);
+
+    await preconnect(agent, url);
+    await sleep(100);
+
+    expect(connections).toHaveLength(1);
+    expect(await get(agent)).toStrictEqual({ statusCode: 200, body: 'GET /plants' });
+    expect(connections).toHaveLength(1);
+    agent.destroy();
+  });
+
+  it('resolves a host name first, then connects', async () => {
+    const byName = new URL(url);
+    byName.hostname = 'localhost';
+    const agent = keepAliveAgent(byName, 50);
+
+    await preconnect(agent, byName);
+    await sleep(100);
+
+    expect(connections).toHaveLength(1);
+    agent.destroy();
+  });
+
+  it('settles for a name that does not resolve, and leaves the first request to fail on its own', async () => {
+    const nowhere = new URL('http://plant-store.invalid/plants');
+    const agent = keepAliveAgent(nowhere, 50);
+
+    await preconnect(agent, nowhere);
+    const request = sendRequest(nowhere, {
+      method: 'GET',
+      headers: {},
+      timeoutMs: 5000,
+      maxResponseBytes: 1024,
+      agent,
+    });
+
+    await expect(request).rejects.toThrow(/ENOTFOUND|EAI_AGAIN/);
+    agent.destroy();
+  });
+
   it('leaves the first request to connect when the opened connection has closed', async () => {
     const agent = keepAliveAgent(url, 50);
     preconnect(agent, url);

@@ -2,8 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors, jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestIssuer, type TestIssuer } from '../../../fixtures/test-issuer.ts';
 import { createRemoteKeySet } from '../../../functions/auth/remote-key-set.ts';
-import { startTestIssuer, type TestIssuer } from '../../support/test-issuer.ts';
+import { keepAliveAgent, preconnect } from '../../../functions/outbound-http.ts';
 
 const production = { timeoutMs: 3000, cooldownMs: 30_000, cacheMaxAgeMs: 600_000 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -74,11 +75,16 @@ describe('createRemoteKeySet with an issuer that misbehaves', () => {
   let server: Server;
   let answer: (respond: (status: number, body: string) => void) => void;
   let url: URL;
+  let connections: number;
 
   beforeEach(async () => {
+    connections = 0;
     server = createServer((_request, response) =>
       answer((status, body) => response.writeHead(status).end(body)),
     );
+    server.on('connection', () => {
+      connections += 1;
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`);
   });
@@ -128,6 +134,30 @@ describe('createRemoteKeySet with an issuer that misbehaves', () => {
 
     expect(payload.scope).toBe('plants/write');
     expect(fetches).toBe(2);
+  });
+
+  it('with an agent, fetches over its connections: one opened ahead serves the prefetch and later fetches', async () => {
+    const jwks = await (await fetch(issuer.jwksUrl)).text();
+    let fetches = 0;
+    answer = (respond) => {
+      fetches += 1;
+      respond(200, jwks);
+    };
+    const agent = keepAliveAgent(url, 1);
+    await preconnect(agent, url);
+    const keys = createRemoteKeySet(url, {
+      ...production,
+      cacheMaxAgeMs: 0,
+      prefetch: true,
+      agent,
+    });
+    await sleep(200);
+
+    await jwtVerify(await issuer.mint(), keys);
+
+    expect(fetches).toBe(2);
+    expect(connections).toBe(1);
+    agent.destroy();
   });
 
   it('gives up on an issuer that never answers at its deadline', async () => {
