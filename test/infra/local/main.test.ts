@@ -45,7 +45,7 @@ describe('npm start (infra/local/main.ts)', () => {
     // Act
     const logged = waitForOutput(
       child,
-      /^(?=[^]*POST \/plants 200 \d+ms\n)(?=[^]*"outcome":"created")/,
+      /^(?=[\s\S]*POST \/plants 200 \d+ms\n)(?=[\s\S]*"outcome":"created")/,
     );
     const response = await fetch(`${url}/plants`, {
       method: 'POST',
