@@ -78,7 +78,9 @@ export async function startFunction(
     else if ('initError' in message) loaded.reject(new FunctionInitError(message.initError));
     else pending.get(message.id)?.(message.result);
   });
-  worker.on('error', (error) => console.error('local function crashed:', error));
+  worker.on('error', (error) => {
+    console.error('local function crashed (requests get 500 until a restart):', error);
+  });
   worker.on('exit', (code) => {
     // Lambda would start a fresh environment; here the next requests get 500 until a restart.
     exited = true;
