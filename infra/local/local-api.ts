@@ -88,7 +88,12 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
     stops.push(() => dynamodb.close());
 
-    const server = await startServer({ ...options, ...limits, log }, handler.promise);
+    const { host, port } = options;
+    const { requestTimeoutMs, warmUpMs } = limits;
+    const server = await startServer(
+      { host, port, requestTimeoutMs, warmUpMs, log },
+      handler.promise,
+    );
     stops.push(() => server.close());
     const issuer = new DevIssuer({ issuer: server.url, key, client });
     if (dataDir !== undefined) await recordIssuer(dataDir, server.url);

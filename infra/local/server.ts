@@ -44,9 +44,10 @@ export async function startServer(
     (req, res) => {
       const receivedAt = performance.now();
       res.on('finish', () => {
-        const [time, ms] = [new Date().toTimeString().slice(0, 8), performance.now() - receivedAt];
+        const time = new Date().toTimeString().slice(0, 8);
+        const ms = Math.round(performance.now() - receivedAt);
         const path = req.url?.split('?')[0];
-        options.log(`${time} ${req.method} ${path} ${res.statusCode} ${Math.round(ms)}ms`);
+        options.log(`${time} ${req.method} ${path} ${res.statusCode} ${ms}ms`);
       });
       // Shaped like API Gateway's request ids, e.g. `JKJaXmPLvHcESHA=`.
       const requestId = randomBytes(11).toString('base64');

@@ -68,6 +68,14 @@ describe('toEventV2', () => {
     expect(result.headers).toEqual({ 'x-trace': 'a,b', 'content-type': 'application/json' });
   });
 
+  it('takes a header named like an Object property (constructor) as any other', () => {
+    // Act
+    const result = event({ rawHeaders: ['Constructor', 'x', 'toString', 'y'] });
+
+    // Assess
+    expect(result.headers).toEqual({ constructor: 'x', tostring: 'y' });
+  });
+
   it('splits the path from the raw query string, which it keeps as sent', () => {
     // Act
     const result = event({ url: '/plants?tag=in%20door&a=1&a=2' });
