@@ -19,8 +19,8 @@ export class FunctionInitError extends Error {
 }
 
 /**
- * The function's environment, as the CDK stack sets it, plus dummy AWS credentials for dynalite.
- * The developer's own AWS_* variables are left out so that no real profile or endpoint leaks in.
+ * The function's environment: the variables the CDK stack sets, and dummy AWS credentials for
+ * dynalite in place of Lambda's. Nothing of the developer's own: no real AWS profile or endpoint.
  */
 export function functionEnv(settings: {
   tableName: string;
@@ -29,11 +29,7 @@ export function functionEnv(settings: {
   scope: string;
   dynamodbEndpoint: string;
 }): Record<string, string> {
-  const inherited = Object.entries(process.env).filter(
-    (entry): entry is [string, string] => !entry[0].startsWith('AWS_') && entry[1] !== undefined,
-  );
   return {
-    ...Object.fromEntries(inherited),
     [envNames.tableName]: settings.tableName,
     [envNames.issuer]: settings.issuer,
     [envNames.audiences]: settings.audience,
