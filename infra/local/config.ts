@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { type LogFormat, logFormats } from './request-log.ts';
 
 /** How `npm start` and `npm run -s token` are configured, read once from the environment. */
 export interface LocalConfig {
@@ -8,8 +7,6 @@ export interface LocalConfig {
   /** Absolute directory for the store and the signing key; `undefined` keeps both in memory. */
   readonly dataDir: string | undefined;
   readonly client: DevClient;
-  /** `pretty`: one human line per request; `json`: also the function's JSON log lines as on AWS. */
-  readonly logFormat: LogFormat;
 }
 
 /** The one OAuth 2.0 client the local issuer knows, like the app client of the Cognito user pool. */
@@ -26,9 +23,6 @@ export const defaults = {
   clientSecret: 'local-secret',
 } as const;
 
-/** The value of `PLANTS_DATA_DIR` that keeps everything in memory instead of on disk. */
-export const inMemory = 'memory';
-
 export class LocalConfigError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -44,12 +38,12 @@ export function loadLocalConfig(
   return {
     host: nonEmpty(env, 'HOST') ?? defaults.host,
     port: readPort(env),
-    dataDir: dataDir === inMemory ? undefined : resolve(cwd, dataDir),
+    // `memory` keeps the table and the signing key in memory instead of on disk.
+    dataDir: dataDir === 'memory' ? undefined : resolve(cwd, dataDir),
     client: {
       id: readClientCredential(env, 'PLANTS_CLIENT_ID') ?? defaults.clientId,
       secret: readClientCredential(env, 'PLANTS_CLIENT_SECRET') ?? defaults.clientSecret,
     },
-    logFormat: readLogFormat(env),
   };
 }
 
@@ -83,17 +77,6 @@ function readPort(env: NodeJS.ProcessEnv): number {
     throw new LocalConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
   }
   return port;
-}
-
-function readLogFormat(env: NodeJS.ProcessEnv): LogFormat {
-  const raw = nonEmpty(env, 'PLANTS_LOG_FORMAT') ?? 'pretty';
-  const format = logFormats.find((known) => known === raw);
-  if (format === undefined) {
-    throw new LocalConfigError(
-      `PLANTS_LOG_FORMAT must be ${logFormats.map((known) => `"${known}"`).join(' or ')}, got "${raw}"`,
-    );
-  }
-  return format;
 }
 
 function readClientCredential(env: NodeJS.ProcessEnv, name: string): string | undefined {

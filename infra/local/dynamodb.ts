@@ -1,11 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import {
   CreateTableCommand,
-  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
-  ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 
@@ -19,24 +16,20 @@ export const localAwsCredentials = {
 export interface LocalDynamoDb {
   /** e.g. `http://127.0.0.1:49152`, for `AWS_ENDPOINT_URL_DYNAMODB`. */
   readonly endpoint: string;
+  /** Waits for pending LevelDB writes and closes the database: the flush. */
   close(): Promise<void>;
 }
 
-export interface StartDynamoDbOptions {
-  /** Directory of the LevelDB files; in memory when absent. */
+/**
+ * Starts dynalite on loopback at an ephemeral port (nothing else should reach it), its LevelDB in
+ * `dir` or in memory, and creates the table when absent, the way the CDK stack creates it on AWS:
+ * partition key `id`, a Number.
+ */
+export async function startDynamoDb(options: {
   readonly dir?: string | undefined;
   readonly tableName: string;
-}
-
-/**
- * Starts dynalite on loopback at an ephemeral port (nothing else should reach it) and creates the
- * plants table when absent, the way the CDK stack creates it on AWS: partition key `id`, a Number.
- */
-export async function startDynamoDb(options: StartDynamoDbOptions): Promise<LocalDynamoDb> {
-  const server = dynalite({
-    ...(options.dir === undefined ? {} : { path: join(options.dir) }),
-    createTableMs: 0,
-  });
+}): Promise<LocalDynamoDb> {
+  const server = dynalite({ ...(options.dir && { path: options.dir }), createTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -44,49 +37,35 @@ export async function startDynamoDb(options: StartDynamoDbOptions): Promise<Loca
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = () =>
     new Promise<void>((resolve, reject) => {
-      // dynalite's close waits for pending LevelDB writes and closes the database: the flush.
       server.close((error) => (error ? reject(error) : resolve()));
       server.closeAllConnections();
     });
-  try {
-    await ensureTable(endpoint, options.tableName);
-  } catch (error) {
-    await close().catch(() => undefined);
-    throw error;
-  }
-  return { endpoint, close };
-}
-
-async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const { region, accessKeyId, secretAccessKey } = localAwsCredentials;
-  const dynamodb = new DynamoDBClient({
+  const client = new DynamoDBClient({
     region,
     endpoint,
     credentials: { accessKeyId, secretAccessKey },
   });
   try {
-    try {
-      await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
-      return;
-    } catch (error) {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
-    }
-    await dynamodb.send(
+    await client.send(
       new CreateTableCommand({
-        TableName: tableName,
+        TableName: options.tableName,
         AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
         KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
   } catch (error) {
-    // Another process sharing the directory may have created it in between: that is success.
-    if (!(error instanceof ResourceInUseException)) throw error;
+    // The table is already there: kept from an earlier run.
+    if (!(error instanceof ResourceInUseException)) {
+      await close().catch(() => undefined);
+      throw error;
+    }
   } finally {
-    dynamodb.destroy();
+    client.destroy();
   }
+  return { endpoint, close };
 }

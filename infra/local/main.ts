@@ -1,6 +1,6 @@
 // `npm start`: the Plant Store API on this machine, with local stand-ins for the AWS pieces.
 
-import { docsPaths } from './api-docs.ts';
+import { docsPaths } from '../../scripts/api-docs.ts';
 import { defaults, isLoopback, type LocalConfig, loadLocalConfig } from './config.ts';
 import { issuerPaths } from './dev-issuer.ts';
 import { type LocalApi, startLocalApi } from './local-api.ts';

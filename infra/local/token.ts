@@ -1,11 +1,52 @@
 // `npm run -s token`: prints one bearer token for the local API on stdout, and nothing else, so that
 // `-H "Authorization: Bearer $(npm run -s token)"` works. Problems go to stderr with exit code 1.
-import { loadLocalConfig } from './config.ts';
-import { localToken } from './local-token.ts';
+import { baseUrl, type LocalConfig, loadLocalConfig } from './config.ts';
+import { DevIssuer, issuerPaths } from './dev-issuer.ts';
+import { recordedIssuer } from './issuer-record.ts';
+import { loadOrCreateSigningKey } from './signing-key.ts';
 
-try {
-  process.stdout.write(`${await localToken(loadLocalConfig())}\n`);
-} catch (error) {
-  console.error(error instanceof Error ? error.message : error);
-  process.exitCode = 1;
+if (import.meta.main) {
+  try {
+    process.stdout.write(`${await localToken(loadLocalConfig())}\n`);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  }
+}
+
+/**
+ * One bearer token the local API accepts. With a data directory it is signed here with the key the
+ * server keeps there, for the issuer URL the server last recorded (so a server started with another
+ * PORT still accepts it); in memory only the running server has the key, so it is asked over HTTP.
+ */
+export async function localToken(
+  config: Pick<LocalConfig, 'host' | 'port' | 'dataDir' | 'client'>,
+): Promise<string> {
+  const { host, port, dataDir, client } = config;
+  if (dataDir !== undefined) {
+    const issuer = (await recordedIssuer(dataDir)) ?? baseUrl(host, port);
+    const key = await loadOrCreateSigningKey(dataDir);
+    return new DevIssuer({ issuer, key, client }).mintAccessToken();
+  }
+  const url = `${baseUrl(host, port)}${issuerPaths.token}`;
+  const credentials = Buffer.from(`${client.id}:${client.secret}`).toString('base64');
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${credentials}`,
+    },
+    body: 'grant_type=client_credentials',
+  }).catch((error: unknown) => {
+    throw new Error(
+      `No local API answers at ${url}. With PLANTS_DATA_DIR=memory the signing key lives only in ` +
+        'the running server: start it with `npm start` (same HOST and PORT) first.',
+      { cause: error },
+    );
+  });
+  const body = (await response.json().catch(() => ({}))) as { access_token?: unknown };
+  if (!response.ok || typeof body.access_token !== 'string') {
+    throw new Error(`${url} answered ${response.status} ${JSON.stringify(body)}`);
+  }
+  return body.access_token;
 }

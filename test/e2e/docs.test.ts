@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { staticDocsPage } from '../../infra/local/api-docs.ts';
 import type { LocalApi } from '../../infra/local/local-api.ts';
+import { staticDocsPage } from '../../scripts/api-docs.ts';
 import { startTestApi } from '../infra/local/local-api-fixture.ts';
 import { launchChromium } from './browser.ts';
 

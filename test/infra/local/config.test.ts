@@ -12,7 +12,6 @@ describe('loadLocalConfig', () => {
       port: 3000,
       dataDir: '/work/app/.data',
       client: { id: 'local-client', secret: 'local-secret' },
-      logFormat: 'pretty',
     });
   });
 
@@ -25,7 +24,6 @@ describe('loadLocalConfig', () => {
         PLANTS_DATA_DIR: '/var/plants',
         PLANTS_CLIENT_ID: 'me',
         PLANTS_CLIENT_SECRET: 's3cret',
-        PLANTS_LOG_FORMAT: 'json',
       },
       '/work/app',
     );
@@ -36,7 +34,6 @@ describe('loadLocalConfig', () => {
       port: 8080,
       dataDir: '/var/plants',
       client: { id: 'me', secret: 's3cret' },
-      logFormat: 'json',
     });
   });
 
@@ -55,14 +52,6 @@ describe('loadLocalConfig', () => {
     // Assess
     expect(load).toThrow(LocalConfigError);
     expect(load).toThrow(/^PORT must be/);
-  });
-
-  it('rejects an unknown PLANTS_LOG_FORMAT, naming the variable and the choices', () => {
-    // Act
-    const load = () => loadLocalConfig({ PLANTS_LOG_FORMAT: 'text' });
-
-    // Assess
-    expect(load).toThrow('PLANTS_LOG_FORMAT must be "pretty" or "json", got "text"');
   });
 
   it('rejects a client id with a colon, which HTTP Basic cannot carry', () => {

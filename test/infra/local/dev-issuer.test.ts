@@ -130,18 +130,6 @@ describe('DevIssuer over HTTP', () => {
     expect(await response.json()).toEqual({ error: 'invalid_request' });
   });
 
-  it('publishes its issuer, JWKS and token endpoint in the OpenID configuration', async () => {
-    // Act
-    const response = await fetch(`${api.url}/.well-known/openid-configuration`);
-
-    // Assess
-    expect(await response.json()).toMatchObject({
-      issuer: api.url,
-      jwks_uri: `${api.url}/.well-known/jwks.json`,
-      token_endpoint: `${api.url}/oauth2/token`,
-    });
-  });
-
   it('serves only public key material in the JWKS', async () => {
     // Act
     const jwks = (await (await fetch(`${api.url}/.well-known/jwks.json`)).json()) as {

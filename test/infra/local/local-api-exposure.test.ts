@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { connect, createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalConfigError } from '../../../infra/local/config.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { client, clientCredentialsToken, createPlant, tokenRequest } from './local-api-fixture.ts';
@@ -36,9 +36,15 @@ function rawRequest(
 describe('startLocalApi answers only to its own host names (DNS rebinding)', () => {
   let api: LocalApi;
   let port: number;
+  const logged: string[] = [];
 
   beforeAll(async () => {
-    api = await startLocalApi({ host: '127.0.0.1', port: 0, client, log: () => {} });
+    api = await startLocalApi({
+      host: '127.0.0.1',
+      port: 0,
+      client,
+      log: (line) => logged.push(line),
+    });
     port = Number(new URL(api.url).port);
   });
 
@@ -60,6 +66,17 @@ describe('startLocalApi answers only to its own host names (DNS rebinding)', () 
       expect(answer.body).toContain('access_token');
     },
   );
+
+  it('logs one line per request with the path only, never the query string, which may carry a token', async () => {
+    // Act
+    const response = await fetch(`${api.url}/nowhere?access_token=eyJ.secret.sig&x=1`);
+
+    // Assess
+    expect(response.status).toBe(404);
+    const line = /^\d\d:\d\d:\d\d GET \/nowhere 404 \d+ms$/;
+    await vi.waitFor(() => expect(logged).toContainEqual(expect.stringMatching(line)));
+    expect(logged.join('\n')).not.toContain('secret');
+  });
 
   it.each([
     ['GET', '/docs'],

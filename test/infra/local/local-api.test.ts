@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
-import { localToken } from '../../../infra/local/local-token.ts';
+import { localToken } from '../../../infra/local/token.ts';
 import {
   client,
   clientCredentialsToken,

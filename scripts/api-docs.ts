@@ -14,7 +14,7 @@ export const docsPaths = {
   spec: '/openapi.yaml',
 } as const;
 
-export const specFile = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+export const specFile = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
 
 /**
  * The only files served under `/docs/assets/`, by exact name: a request can never name a path of
