@@ -63,17 +63,23 @@ export function keepAliveAgent(url: URL, maxSockets: number): http.Agent {
 
 type ConnectionFactory = (options: object, callback?: unknown) => Socket;
 
+/** A connection opened ahead of its first request; neither promise ever rejects. */
+export type Preconnection = {
+  /** The connect is under way (the name resolved, connect(2) issued), or failed. */
+  readonly underway: Promise<void>;
+  /** The connection is ready for a request (TLS done for https), or failed. */
+  readonly established: Promise<void>;
+};
+
 /**
  * Opens the TCP connection to `url` now and gives it to the agent's first request, so that a cold
- * start's handshakes travel while the rest of init runs instead of in front of the first call:
+ * start's handshakes travel while the rest of init runs instead of in front of the first call.
  * TLS follows (for https) on the first turn of the event loop after the connect has gone out, or
- * when the first request asks, whichever comes first. Resolves once the connect is under way (the
- * name resolved and connect(2) issued), or once it failed; never rejects. It never fails or delays
- * anything: a connection that fails is dropped and the first request opens its own; one still
- * handshaking is handed over as the agent's own new connections are, and the request's deadline
- * applies to it.
+ * when the first request asks, whichever comes first. It never fails or delays anything: a
+ * connection that fails is dropped and the first request opens its own; one still handshaking is
+ * handed over as the agent's own new connections are, and the request's deadline applies to it.
  */
-export function preconnect(agent: http.Agent, url: URL): Promise<void> {
+export function preconnect(agent: http.Agent, url: URL): Preconnection {
   const own = agent as unknown as { createConnection: ConnectionFactory };
   const createConnection = own.createConnection;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -83,20 +89,30 @@ export function preconnect(agent: http.Agent, url: URL): Promise<void> {
   // An idle container may end; a connection no request has used must not keep it alive.
   tcp.unref();
 
+  let settle: () => void = () => {};
+  const established = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  tcp.once('close', settle);
   let opened: Socket | undefined;
   const open = (): Socket => {
     if (opened) return opened;
-    opened =
-      url.protocol === 'https:'
-        ? createConnection.call(agent, {
-            host,
-            port,
-            socket: tcp,
-            // SNI carries host names only (RFC 6066), as the agent itself sends it.
-            ...(isIP(host) === 0 ? { servername: host } : {}),
-          })
-        : tcp;
+    if (url.protocol === 'https:') {
+      opened = createConnection.call(agent, {
+        host,
+        port,
+        socket: tcp,
+        // SNI carries host names only (RFC 6066), as the agent itself sends it.
+        ...(isIP(host) === 0 ? { servername: host } : {}),
+      });
+      opened.once('secureConnect', settle);
+    } else {
+      opened = tcp;
+      if (tcp.connecting) tcp.once('connect', settle);
+      else settle();
+    }
     opened.on('error', () => {});
+    opened.once('close', settle);
     return opened;
   };
   let used = false;
@@ -119,7 +135,7 @@ export function preconnect(agent: http.Agent, url: URL): Promise<void> {
       if (!used && !tcp.destroyed) open();
     }),
   );
-  return underway;
+  return { underway, established };
 }
 
 const transportFor = (url: URL) => (url.protocol === 'http:' ? http : https);

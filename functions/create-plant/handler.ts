@@ -2,7 +2,7 @@
 import '../open-connections.ts';
 import { createJwtVerifier } from '../auth/token-verifier.ts';
 import { createDynamoDbClient } from '../aws/dynamodb-client.ts';
-import { config, dynamoDbAgent, issuerAgent } from '../open-connections.ts';
+import { config, dynamoDbAgent, issuerAgent, issuerEstablished } from '../open-connections.ts';
 import { createDynamoDbPlantStore } from '../plants/dynamodb-plant-store.ts';
 import { makeHandler } from './create-plant.ts';
 import { warmUpRequestPath } from './warm-up.ts';
@@ -14,7 +14,8 @@ import { warmUpRequestPath } from './warm-up.ts';
  * The key set is fetched on the first turn after init, over the connection already opened to the
  * issuer, and awaited by no one: the first request then finds it arrived or on its way. A slow or
  * failing issuer cannot fail or delay init; the first request fetches again if needed. While it
- * travels, the request path's first-time work is done on a sample (`warm-up.ts`).
+ * travels (once its GET has left), the request path's first-time work is done on a sample
+ * (`warm-up.ts`).
  */
 export const handler = makeHandler({
   store: createDynamoDbPlantStore(
@@ -26,4 +27,4 @@ export const handler = makeHandler({
   service: config.functionName,
 });
 
-setImmediate(() => warmUpRequestPath(config.dynamodb));
+void issuerEstablished.then(() => setImmediate(() => warmUpRequestPath(config.dynamodb)));
