@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 
 // The built-ins themselves, not their ESM facades, which read every export (see infra/bundling.ts).
 const https = process.getBuiltinModule('node:https');
-const { connect, isIP } = process.getBuiltinModule('node:net');
+const { connect } = process.getBuiltinModule('node:net');
 
 /** The function's calls out: DynamoDB, and the issuer's JWKS. */
 export type OutboundRequest = {
@@ -83,6 +83,7 @@ export function preconnect(agent: http.Agent, url: URL): Preconnection {
   const own = agent as unknown as { createConnection: ConnectionFactory };
   const createConnection = own.createConnection;
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = isIpLiteral(url);
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
   const tcp = connect({ host, port });
   tcp.on('error', () => {});
@@ -103,7 +104,7 @@ export function preconnect(agent: http.Agent, url: URL): Preconnection {
         port,
         socket: tcp,
         // SNI carries host names only (RFC 6066), as the agent itself sends it.
-        ...(isIP(host) === 0 ? { servername: host } : {}),
+        ...(literal ? {} : { servername: host }),
       });
       opened.once('secureConnect', settle);
     } else {
@@ -126,7 +127,7 @@ export function preconnect(agent: http.Agent, url: URL): Preconnection {
 
   const underway = new Promise<void>((resolve) => {
     // A literal address needs no lookup: connect(2) goes out on the next tick.
-    if (isIP(host) !== 0) setImmediate(resolve);
+    if (literal) setImmediate(resolve);
     else tcp.once('lookup', () => resolve());
     tcp.once('error', () => resolve());
   });
@@ -137,5 +138,13 @@ export function preconnect(agent: http.Agent, url: URL): Preconnection {
   );
   return { underway, established };
 }
+
+/**
+ * A URL's host is an IP address exactly when it is dotted-decimal IPv4 or bracketed IPv6: the URL
+ * parser normalizes every other IPv4 form. Cheaper than `net.isIP`, whose IPv6 pattern costs about
+ * 8 ms the first times it meets a host name.
+ */
+const isIpLiteral = (url: URL) =>
+  url.hostname.startsWith('[') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(url.hostname);
 
 const transportFor = (url: URL) => (url.protocol === 'http:' ? http : https);
