@@ -120,8 +120,8 @@ async function coldSample(variant: ColdVariant, env: NodeJS.ProcessEnv): Promise
   const url = pathToFileURL(variant.bundle.file).href;
   const code = `const s=performance.now();await import(${JSON.stringify(url)});const e=performance.now();process.stdout.write(JSON.stringify({initMs:e,importMs:e-s}));`;
   const started = performance.now();
-  // No endpoint override: the client resolves the AWS endpoint (HTTPS) as on Lambda; nothing is
-  // contacted during init, so the figure includes loading TLS exactly as a real cold start does.
+  // No endpoint override: the client resolves the AWS endpoint (HTTPS) as on Lambda, after init;
+  // init itself opens one TCP connection, to the issuer (the test issuer, on loopback).
   const { AWS_ENDPOINT_URL_DYNAMODB: _local, ...coldEnv } = env;
   const result = await runChild(['--input-type=module', '-e', code], {
     ...coldEnv,

@@ -22,18 +22,10 @@ export const dynamoDbAgent = keepAliveAgent(config.dynamodb.endpoint, 50);
 /** Lambda's resolver answers in about a millisecond; a slower one is not waited for. */
 const lookupWaitMs = 5;
 
-const issuer = preconnect(issuerAgent, config.auth.jwksUrl);
-
-/**
- * The issuer's connection is ready (TLS done, so the key set's GET is on its way) or failed.
- * Work a cold start can do at any time waits for it, rather than hold up the handshake the first
- * request depends on (`npm run bench`, cold request at 10 ms RTT).
- */
-export const issuerEstablished = issuer.established;
-
+const issuerUnderway = preconnect(issuerAgent, config.auth.jwksUrl);
 let waited: NodeJS.Timeout | undefined;
 await Promise.race([
-  issuer.underway,
+  issuerUnderway,
   new Promise((resolve) => {
     waited = setTimeout(resolve, lookupWaitMs);
   }),

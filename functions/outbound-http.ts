@@ -63,14 +63,6 @@ export function keepAliveAgent(url: URL, maxSockets: number): http.Agent {
 
 type ConnectionFactory = (options: object, callback?: unknown) => Socket;
 
-/** A connection opened ahead of its first request; neither promise ever rejects. */
-export type Preconnection = {
-  /** The connect is under way (the name resolved, connect(2) issued), or failed. */
-  readonly underway: Promise<void>;
-  /** The connection is ready for a request (TLS done for https), or failed. */
-  readonly established: Promise<void>;
-};
-
 /**
  * Opens the TCP connection to `url` now and gives it to the agent's first request, so that a cold
  * start's handshakes travel while the rest of init runs instead of in front of the first call.
@@ -78,8 +70,10 @@ export type Preconnection = {
  * when the first request asks, whichever comes first. It never fails or delays anything: a
  * connection that fails is dropped and the first request opens its own; one still handshaking is
  * handed over as the agent's own new connections are, and the request's deadline applies to it.
+ * Resolves once the connect is under way (the name resolved, connect(2) issued) or has failed;
+ * never rejects.
  */
-export function preconnect(agent: http.Agent, url: URL): Preconnection {
+export function preconnect(agent: http.Agent, url: URL): Promise<void> {
   const own = agent as unknown as { createConnection: ConnectionFactory };
   const createConnection = own.createConnection;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -90,30 +84,20 @@ export function preconnect(agent: http.Agent, url: URL): Preconnection {
   // An idle container may end; a connection no request has used must not keep it alive.
   tcp.unref();
 
-  let settle: () => void = () => {};
-  const established = new Promise<void>((resolve) => {
-    settle = resolve;
-  });
-  tcp.once('close', settle);
   let opened: Socket | undefined;
   const open = (): Socket => {
     if (opened) return opened;
-    if (url.protocol === 'https:') {
-      opened = createConnection.call(agent, {
-        host,
-        port,
-        socket: tcp,
-        // SNI carries host names only (RFC 6066), as the agent itself sends it.
-        ...(literal ? {} : { servername: host }),
-      });
-      opened.once('secureConnect', settle);
-    } else {
-      opened = tcp;
-      if (tcp.connecting) tcp.once('connect', settle);
-      else settle();
-    }
+    opened =
+      url.protocol === 'https:'
+        ? createConnection.call(agent, {
+            host,
+            port,
+            socket: tcp,
+            // SNI carries host names only (RFC 6066), as the agent itself sends it.
+            ...(literal ? {} : { servername: host }),
+          })
+        : tcp;
     opened.on('error', () => {});
-    opened.once('close', settle);
     return opened;
   };
   let used = false;
@@ -136,7 +120,7 @@ export function preconnect(agent: http.Agent, url: URL): Preconnection {
       if (!used && !tcp.destroyed) open();
     }),
   );
-  return { underway, established };
+  return underway;
 }
 
 /**

@@ -2,10 +2,9 @@
 import '../open-connections.ts';
 import { createJwtVerifier } from '../auth/token-verifier.ts';
 import { createDynamoDbClient } from '../aws/dynamodb-client.ts';
-import { config, dynamoDbAgent, issuerAgent, issuerEstablished } from '../open-connections.ts';
+import { config, dynamoDbAgent, issuerAgent } from '../open-connections.ts';
 import { createDynamoDbPlantStore } from '../plants/dynamodb-plant-store.ts';
 import { makeHandler } from './create-plant.ts';
-import { warmUpRequestPath } from './warm-up.ts';
 
 /**
  * The Lambda entry point. Configuration, the DynamoDB client (with its keep-alive agent) and the
@@ -13,9 +12,7 @@ import { warmUpRequestPath } from './warm-up.ts';
  *
  * The key set is fetched on the first turn after init, over the connection already opened to the
  * issuer, and awaited by no one: the first request then finds it arrived or on its way. A slow or
- * failing issuer cannot fail or delay init; the first request fetches again if needed. While it
- * travels (once its GET has left), the request path's first-time work is done on a sample
- * (`warm-up.ts`).
+ * failing issuer cannot fail or delay init; the first request fetches again if needed.
  */
 export const handler = makeHandler({
   store: createDynamoDbPlantStore(
@@ -26,5 +23,3 @@ export const handler = makeHandler({
   requiredScope: config.auth.requiredScope,
   service: config.functionName,
 });
-
-void issuerEstablished.then(() => setImmediate(() => warmUpRequestPath(config.dynamodb)));

@@ -53,21 +53,11 @@ describe('preconnect', () => {
   it('resolves once the connection is under way, which the server then sees with no request', async () => {
     const agent = keepAliveAgent(url, 50);
 
-    await preconnect(agent, url).underway;
+    await preconnect(agent, url);
     await sleep(100);
 
     expect(connections).toHaveLength(1);
     expect(await get(agent)).toStrictEqual({ statusCode: 200, body: 'GET /plants' });
-    expect(connections).toHaveLength(1);
-    agent.destroy();
-  });
-
-  it('is established once the connection can carry a request, before any request asks', async () => {
-    const agent = keepAliveAgent(url, 50);
-
-    await preconnect(agent, url).established;
-    await sleep(50);
-
     expect(connections).toHaveLength(1);
     agent.destroy();
   });
@@ -77,20 +67,18 @@ describe('preconnect', () => {
     byName.hostname = 'localhost';
     const agent = keepAliveAgent(byName, 50);
 
-    await preconnect(agent, byName).underway;
+    await preconnect(agent, byName);
     await sleep(100);
 
     expect(connections).toHaveLength(1);
     agent.destroy();
   });
 
-  it('settles both promises for a name that does not resolve, and leaves the first request to fail on its own', async () => {
+  it('settles for a name that does not resolve, and leaves the first request to fail on its own', async () => {
     const nowhere = new URL('http://plant-store.invalid/plants');
     const agent = keepAliveAgent(nowhere, 50);
 
-    const { underway, established } = preconnect(agent, nowhere);
-    await underway;
-    await established;
+    await preconnect(agent, nowhere);
     const request = sendRequest(nowhere, {
       method: 'GET',
       headers: {},

@@ -144,7 +144,7 @@ describe('createRemoteKeySet with an issuer that misbehaves', () => {
       respond(200, jwks);
     };
     const agent = keepAliveAgent(url, 1);
-    await preconnect(agent, url).underway;
+    await preconnect(agent, url);
     const keys = createRemoteKeySet(url, {
       ...production,
       cacheMaxAgeMs: 0,
