@@ -1,5 +1,6 @@
 import { AuthError, IssuerUnavailableError } from '../auth/auth-errors.ts';
 import type { Logger } from '../log.ts';
+import { InvalidPlantError } from '../plants/new-plant.ts';
 import { PlantConflictError, StoreUnavailableError } from '../plants/plant-store.ts';
 import { HttpError } from './errors.ts';
 import type { PlantMiddleware } from './request-context.ts';
@@ -21,6 +22,7 @@ type DomainAnswer = {
  * worth retrying soon; an issuer that could not be reached is given longer to recover.
  */
 const domainAnswers: readonly DomainAnswer[] = [
+  { type: InvalidPlantError, status: 400 },
   { type: PlantConflictError, status: 409 },
   {
     type: StoreUnavailableError,

@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import { BadRequestError } from '../http/errors.ts';
 
 /**
  * What a valid plant is. This zod schema is the only definition of NewPlant: `openapi.yaml`
@@ -92,6 +91,17 @@ export function plantOf({ name, tag }: { name: string; tag?: string | undefined 
   return tag === undefined ? { name } : { name, tag };
 }
 
+/**
+ * The body is not a NewPlant; the message names the field and what to change. A domain error:
+ * `http/error-response.ts` answers it with a 400, as it answers the store's and the issuer's.
+ */
+export class InvalidPlantError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidPlantError';
+  }
+}
+
 /** A NewPlant with its id kept exact as a canonical decimal string (int64 does not fit a JS number). */
 export type NewPlant = Plant & { readonly id: string };
 
@@ -101,16 +111,18 @@ export type NewPlant = Plant & { readonly id: string };
  */
 export function parseNewPlant(body: unknown, rawBody: string): NewPlant {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new BadRequestError('Request body must be a JSON object');
+    throw new InvalidPlantError('Request body must be a JSON object');
   }
   const result = newPlantSchema.safeParse(body);
   if (!result.success) {
-    throw new BadRequestError(result.error.issues[0]?.message ?? 'Request body is not a NewPlant');
+    throw new InvalidPlantError(
+      result.error.issues[0]?.message ?? 'Request body is not a NewPlant',
+    );
   }
   const id = exactInteger(topLevelNumberSource(rawBody, 'id'));
-  if (id === undefined) throw new BadRequestError('id must be an integer');
+  if (id === undefined) throw new InvalidPlantError('id must be an integer');
   if (id < int64.min || id > int64.max) {
-    throw new BadRequestError(`id must be between ${int64.min} and ${int64.max}`);
+    throw new InvalidPlantError(`id must be between ${int64.min} and ${int64.max}`);
   }
   return { id: id.toString(), ...plantOf(result.data) };
 }

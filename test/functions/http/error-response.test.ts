@@ -10,6 +10,7 @@ import { mapErrors } from '../../../functions/http/error-response.ts';
 import { BadRequestError, createError } from '../../../functions/http/errors.ts';
 import type { PlantMiddleware } from '../../../functions/http/request-context.ts';
 import type { LogFields, LogLevel } from '../../../functions/log.ts';
+import { InvalidPlantError } from '../../../functions/plants/new-plant.ts';
 import {
   PlantConflictError,
   StoreUnavailableError,
@@ -82,7 +83,14 @@ describe('mapErrors', () => {
     ],
     [
       'a bad request',
-      () => new BadRequestError('id must be an integer'),
+      () => new BadRequestError('Request body is required'),
+      400,
+      'Request body is required',
+      {},
+    ],
+    [
+      'a body that is not a NewPlant',
+      () => new InvalidPlantError('id must be an integer'),
       400,
       'id must be an integer',
       {},

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../../functions/http/errors.ts';
 import {
   exactInteger,
+  InvalidPlantError,
   parseNewPlant,
   plantTextPattern,
 } from '../../../functions/plants/new-plant.ts';
@@ -12,7 +12,7 @@ const rejection = (raw: string) => {
   try {
     parse(raw);
   } catch (error) {
-    if (error instanceof BadRequestError) return error.message;
+    if (error instanceof InvalidPlantError) return error.message;
     throw error;
   }
   throw new Error(`accepted ${raw}`);
