@@ -7,8 +7,9 @@ import { createDynamoDbPlantStore } from '../plants/dynamodb-plant-store.ts';
 import { makeHandler } from './create-plant.ts';
 
 /**
- * The Lambda entry point. Configuration, the DynamoDB client (with its keep-alive agent) and the
- * JWKS cache are built once per container, here, and reused by every invocation.
+ * The Lambda entry point. The DynamoDB client and the JWKS cache are built once per container,
+ * here, over the configuration and the connections `open-connections.ts` opened, and reused by
+ * every invocation.
  *
  * The key set is fetched on the first turn after init, over the connection already opened to the
  * issuer, and awaited by no one: the first request then finds it arrived or on its way. A slow or
