@@ -12,7 +12,7 @@ export function accessLog(log: Logger, service: string): PlantMiddleware {
   const write: NonNullable<PlantMiddleware['after']> = ({ event, context, response, error }) => {
     const started = startedAt.get(context);
     const status = response?.statusCode;
-    const outcome = outcomeOf(status, context.outcome);
+    const outcome = outcomeOf(status, context.outcome, error);
     const authFailureReason =
       error && 'reason' in error && typeof error.reason === 'string' ? error.reason : undefined;
     log('info', 'request', {

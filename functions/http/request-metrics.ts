@@ -1,3 +1,5 @@
+import { IssuerUnavailableError } from '../auth/auth-errors.ts';
+
 /**
  * CloudWatch metrics from the request's log line itself, in the Embedded Metric Format: no agent,
  * no SDK, no extra call, and no library on the cold path. CloudWatch Logs turns the fields named
@@ -13,6 +15,7 @@ export type RequestOutcome =
   | 'forbidden'
   | 'invalid'
   | 'unavailable'
+  | 'issuer_unavailable'
   | 'error';
 
 /** The counter each outcome adds one to. */
@@ -24,6 +27,7 @@ export const outcomeMetric: Readonly<Record<RequestOutcome, string>> = {
   forbidden: 'AuthFailures',
   invalid: 'ValidationFailures',
   unavailable: 'StoreUnavailable',
+  issuer_unavailable: 'IssuerUnavailable',
   error: 'Errors',
 };
 
@@ -59,16 +63,23 @@ export function embeddedMetrics(facts: RequestFacts, timestamp: number): Record<
   };
 }
 
-/** What came of a request, from its status and, for a 200, whether the store created or replayed. */
+/**
+ * What came of a request, from its status and, for a 200, whether the store created or replayed;
+ * a 503 is the store's unless the error says the issuer could not be reached, so that an issuer's
+ * outage does not read as the table's.
+ */
 export function outcomeOf(
   status: number | undefined,
   stored: 'created' | 'replayed' | undefined,
+  error?: unknown,
 ): RequestOutcome {
   if (status === 200) return stored ?? 'created';
   if (status === 409) return 'conflict';
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';
-  if (status === 503) return 'unavailable';
+  if (status === 503) {
+    return error instanceof IssuerUnavailableError ? 'issuer_unavailable' : 'unavailable';
+  }
   if (status !== undefined && status >= 400 && status < 500) return 'invalid';
   return 'error';
 }

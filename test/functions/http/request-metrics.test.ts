@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { IssuerUnavailableError } from '../../../functions/auth/auth-errors.ts';
 import {
   embeddedMetrics,
   metricsNamespace,
   outcomeMetric,
   outcomeOf,
 } from '../../../functions/http/request-metrics.ts';
+import { StoreUnavailableError } from '../../../functions/plants/plant-store.ts';
 import { extractedMetrics } from '../../infra/support/emf.ts';
 
 describe('outcomeOf', () => {
@@ -23,6 +25,15 @@ describe('outcomeOf', () => {
     [undefined, undefined, 'error'],
   ])('calls status %s (store said %s) %s', (status, stored, outcome) => {
     expect(outcomeOf(status, stored)).toBe(outcome);
+  });
+
+  it('tells an unreachable issuer from an unavailable store: both are 503s', () => {
+    const issuerDown = new IssuerUnavailableError(new Error('connect ECONNREFUSED'));
+    const storeDown = new StoreUnavailableError(new Error('throttled'));
+
+    expect(outcomeOf(503, undefined, issuerDown)).toBe('issuer_unavailable');
+    expect(outcomeOf(503, undefined, storeDown)).toBe('unavailable');
+    expect(outcomeMetric.issuer_unavailable).toBe('IssuerUnavailable');
   });
 });
 
