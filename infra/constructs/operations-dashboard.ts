@@ -124,9 +124,9 @@ export class OperationsDashboard extends Construct {
             app('ValidationFailures'),
           ]),
           graph(
-            'Store latency and unavailability',
+            'Store latency, and what was unavailable',
             [app('StoreLatency', Stats.p(50)), app('StoreLatency', Stats.p(99))],
-            [app('StoreUnavailable'), app('Errors')],
+            [app('StoreUnavailable'), app('IssuerUnavailable'), app('Errors')],
           ),
         ],
       ],
