@@ -60,18 +60,37 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
       });
     return pending;
   };
+  let prefetching: Promise<unknown> | undefined;
   if (options.prefetch) {
     setImmediate(() => {
-      if (local === undefined) reload().catch(() => {});
+      if (local === undefined) {
+        prefetching = reload();
+        prefetching.catch(() => {});
+      }
       setImmediate(() => warmUpWebCrypto().catch(() => {}));
     });
   }
+
+  /**
+   * A request that joins the prefetch and sees it fail fetches once more itself: the prefetch may
+   * have met an issuer still starting, or a connection that went stale while Lambda kept an
+   * initialized container frozen before its first request. Its failure is not the request's.
+   */
+  const freshKeys = async () => {
+    const joined = pending;
+    try {
+      return await reload();
+    } catch (error) {
+      if (joined === undefined || joined !== prefetching) throw error;
+      return reload();
+    }
+  };
 
   return async (protectedHeader, token) => {
     const keys =
       local !== undefined && Date.now() < fetchedAt + options.cacheMaxAgeMs
         ? local
-        : await reload();
+        : await freshKeys();
     try {
       return await keys(protectedHeader, token);
     } catch (error) {

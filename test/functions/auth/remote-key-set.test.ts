@@ -136,6 +136,24 @@ describe('createRemoteKeySet with an issuer that misbehaves', () => {
     expect(fetches).toBe(2);
   });
 
+  it('with prefetch, a request that joins a prefetch which then fails fetches once more itself', async () => {
+    const jwks = await (await fetch(issuer.jwksUrl)).text();
+    let fetches = 0;
+    answer = (respond) => {
+      fetches += 1;
+      if (fetches === 1) setTimeout(() => respond(503, 'starting'), 200);
+      else respond(200, jwks);
+    };
+    const keys = createRemoteKeySet(url, { ...production, prefetch: true });
+    const token = await issuer.mint();
+    await sleep(50);
+
+    const { payload } = await jwtVerify(token, keys);
+
+    expect(payload.scope).toBe('plants/write');
+    expect(fetches).toBe(2);
+  });
+
   it('with an agent, fetches over its connections: one opened ahead serves the prefetch and later fetches', async () => {
     const jwks = await (await fetch(issuer.jwksUrl)).text();
     let fetches = 0;
