@@ -2,7 +2,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { type JSONWebKeySet, SignJWT } from 'jose';
 import type { DevClient } from './config.ts';
 import { type GatewayResponse, jsonResponse } from './http-gateway.ts';
-import { type SigningKey, signingAlgorithm } from './signing-key.ts';
+import { type SigningKey, signingAlgorithm } from './issuer-files.ts';
 
 /** The resource-server scope that `POST /plants` requires, as defined in the Cognito user pool. */
 export const plantsWriteScope = 'plants/write';

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import {
   CreateTableCommand,
@@ -30,25 +31,16 @@ export async function startDynamoDb(options: {
   readonly tableName: string;
 }): Promise<LocalDynamoDb> {
   const server = dynalite({ ...(options.dir && { path: options.dir }), createTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = () =>
     new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));
       server.closeAllConnections();
     });
-  const { region, accessKeyId, secretAccessKey } = localAwsCredentials;
-  const client = new DynamoDBClient({
-    region,
-    endpoint,
-    credentials: { accessKeyId, secretAccessKey },
-  });
+  const { region, ...credentials } = localAwsCredentials;
+  const client = new DynamoDBClient({ region, endpoint, credentials });
   try {
     await client.send(
       new CreateTableCommand({

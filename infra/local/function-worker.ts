@@ -26,7 +26,7 @@ try {
   post({ initError: errorText(error) });
   process.exit(1);
 }
-post({ loaded: true });
+post({});
 
 port.on('message', ({ id, event }: { id: number; event: unknown }) => {
   const context = lambdaContext();

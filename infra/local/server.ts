@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
@@ -14,7 +15,6 @@ export type RequestHandler = (
 
 export interface ServerOptions extends Pick<LocalLimits, 'requestTimeoutMs' | 'warmUpMs'> {
   readonly host: string;
-  /** 0 picks a free port, as tests do. */
   readonly port: number;
   readonly log: (line: string) => void;
 }
@@ -94,20 +94,21 @@ function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const why =
-        error.code === 'EADDRINUSE'
-          ? `Port ${port} on ${host} is already in use. Stop whatever uses it, or choose another ` +
-            `port with the PORT environment variable, e.g. PORT=${port + 1} npm start`
-          : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
-            ? `HOST ${host} is not an address of this machine`
-            : undefined;
-      reject(why === undefined ? error : new LocalConfigError(why, { cause: error }));
-    });
-    server.listen(port, host, () => resolve());
-  });
+async function listen(server: Server, host: string, port: number): Promise<void> {
+  server.listen(port, host);
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    const why =
+      code === 'EADDRINUSE'
+        ? `Port ${port} on ${host} is already in use. Stop whatever uses it, or choose another ` +
+          `port with the PORT environment variable, e.g. PORT=${port + 1} npm start`
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+          ? `HOST ${host} is not an address of this machine`
+          : undefined;
+    throw why === undefined ? error : new LocalConfigError(why, { cause: error });
+  }
 }
 
 /** Stops listening, lets requests in flight finish (for up to `shutdownGraceMs`), then returns. */
