@@ -7,7 +7,7 @@ import {
   type CryptoKey as JoseCryptoKey,
   type JWK,
 } from 'jose';
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from './data-dir.ts';
+import { ensureDataDir, readPrivateFile, writePrivateFile } from './data-dir.ts';
 
 // What the issuer keeps in the data directory's `issuer/`, so that `npm run -s token`, in another
 // process, signs with the server's key for the server's URL: the key pair and the issuer URL.
@@ -32,8 +32,7 @@ const issuerRecordFile = (dataDir: string) => join(dataDir, 'issuer', 'issuer.js
 export async function loadOrCreateSigningKey(dataDir: string | undefined): Promise<SigningKey> {
   if (dataDir === undefined) return fromPrivateJwk(await generatePrivateJwk());
   const file = signingKeyFile(dataDir);
-  await ensurePrivateDir(dataDir);
-  await ensurePrivateDir(join(dataDir, 'issuer'));
+  await ensureDataDir(dataDir);
   const stored = await readPrivateJwk(file);
   if (stored) return fromPrivateJwk(stored);
   // The server and the token CLI may race to create it: each links a whole key into place, the
@@ -47,7 +46,6 @@ export async function loadOrCreateSigningKey(dataDir: string | undefined): Promi
 
 /** Records the URL of the server started on `dataDir`, which may differ from PORT's default. */
 export async function recordIssuer(dataDir: string, issuer: string): Promise<void> {
-  await ensurePrivateDir(join(dataDir, 'issuer'));
   // Renamed into place: a symlink left at that name is replaced, never written through.
   const text = `${JSON.stringify({ issuer })}\n`;
   await writePrivateFile(issuerRecordFile(dataDir), text, { keepExisting: false });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { defaults, isLoopback, type LocalConfig, LocalConfigError } from './config.ts';
-import { ensurePrivateDir, lockDataDir } from './data-dir.ts';
+import { lockDataDir } from './data-dir.ts';
 import { DevIssuer, plantsWriteScope } from './dev-issuer.ts';
 import { startDynamoDb } from './dynamodb.ts';
 import { startFunction } from './function-host.ts';
@@ -73,7 +73,6 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     }
     const key = await loadOrCreateSigningKey(dataDir);
     const storeDir = dataDir && join(dataDir, 'dynamodb');
-    if (storeDir) await ensurePrivateDir(storeDir);
     const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
     stops.push(() => dynamodb.close());
 
