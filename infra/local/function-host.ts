@@ -18,16 +18,7 @@ export class FunctionInitError extends Error {
   }
 }
 
-/** What the function is told, as the CDK stack tells it, in the stack's environment variables. */
-export interface FunctionSettings {
-  readonly tableName: string;
-  readonly issuer: string;
-  readonly audience: string;
-  readonly scope: string;
-  readonly dynamodbEndpoint: string;
-}
-
-/** The worker's messages: `initError` once (absent when the handler loaded), then results. */
+/** `initError` once (absent when the handler loaded), then results. */
 export type FromWorker = { initError?: string } | { id: number; result?: unknown };
 
 /**
@@ -39,7 +30,7 @@ export type FromWorker = { initError?: string } | { id: number; result?: unknown
  */
 export async function startFunction(
   handlerUrl: string,
-  settings: FunctionSettings,
+  settings: Record<'tableName' | 'issuer' | 'audience' | 'scope' | 'dynamodbEndpoint', string>,
   log: (line: string) => void,
 ): Promise<LocalFunction> {
   // The stack's variables and dummy credentials for dynalite; nothing of the developer's own (no

@@ -76,7 +76,6 @@ export async function startServer(
   return { url, close: () => closeServer(server) };
 }
 
-/** Whether `host` is one of `names` (host names or bare addresses) on `port`. */
 function namesThisServer(host: string | undefined, port: number | undefined, names: string[]) {
   const sent = host?.toLowerCase();
   return names.some((name) => {
