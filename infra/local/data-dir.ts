@@ -134,6 +134,7 @@ export async function writePrivateFile(
   }
 }
 
+/** Refuses `path` unless it is `uid`'s and has none of the mode `bits` (`why` says which they are). */
 function checkOwner(
   path: string,
   stats: Stats,

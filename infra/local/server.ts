@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
 import { gatewayError, writeResponse } from './http-gateway.ts';
 import type { LocalLimits } from './local-api.ts';
@@ -59,7 +60,8 @@ export async function startServer(
         res.setHeader('connection', 'close');
         return writeResponse(res, gatewayError(421));
       }
-      withinMs(handler, options.warmUpMs)
+      // Unref'd: a request's warm-up bound never holds the process open.
+      Promise.race([handler, delay(options.warmUpMs, undefined, { ref: false })])
         .then((serve) =>
           serve ? serve(req, res, requestId) : writeResponse(res, gatewayError(503)),
         )
@@ -82,15 +84,6 @@ function namesThisServer(host: string | undefined, port: number | undefined, nam
     const bracketed = name.includes(':') ? `[${name}]` : name;
     return sent === `${bracketed}:${port}` || (port === 80 && sent === bracketed);
   });
-}
-
-/** `promise`'s value, or `undefined` once `ms` have passed. */
-function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, ms, undefined);
-  });
-  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
 }
 
 async function listen(server: Server, host: string, port: number): Promise<void> {
