@@ -92,8 +92,6 @@ export async function startFunction(
         worker.postMessage({ id, event });
       });
     },
-    stop: async () => {
-      await worker.terminate();
-    },
+    stop: () => worker.terminate().then(() => undefined),
   };
 }
