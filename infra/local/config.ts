@@ -6,13 +6,8 @@ export interface LocalConfig {
   readonly port: number;
   /** Absolute directory for the store and the signing key; `undefined` keeps both in memory. */
   readonly dataDir: string | undefined;
-  readonly client: DevClient;
-}
-
-/** The one OAuth 2.0 client the local issuer knows, like the app client of the Cognito user pool. */
-export interface DevClient {
-  readonly id: string;
-  readonly secret: string;
+  /** The one OAuth 2.0 client the local issuer knows, like the app client of the Cognito user pool. */
+  readonly client: { readonly id: string; readonly secret: string };
 }
 
 export const defaults = {
@@ -72,11 +67,10 @@ function nonEmpty(env: NodeJS.ProcessEnv, name: string): string | undefined {
 function readPort(env: NodeJS.ProcessEnv): number {
   const raw = nonEmpty(env, 'PORT');
   if (raw === undefined) return defaults.port;
-  const port = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535) {
     throw new LocalConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
   }
-  return port;
+  return Number(raw);
 }
 
 function readClientCredential(env: NodeJS.ProcessEnv, name: string): string | undefined {

@@ -13,28 +13,6 @@ export class DataDirInUseError extends Error {
   }
 }
 
-/**
- * Creates the data directory and takes it for this process. LevelDB allows one opener per
- * directory, and a second dynalite on it fails with an uncaught error on its first request, so the
- * server takes LevelDB's own lock on `lock/` first. The kernel holds that lock for the life of the
- * process and drops it when the process dies: there is no stale lock to take over, and two servers
- * started at the same moment cannot both get it.
- */
-export async function lockDataDir(dir: string): Promise<{ release(): Promise<void> }> {
-  await ensurePrivateDir(dir);
-  // Loaded here, not at the top: the token CLI imports this module and never locks.
-  const { ClassicLevel } = await import('classic-level');
-  const lock = new ClassicLevel(join(dir, 'lock'));
-  try {
-    await lock.open();
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') throw new DataDirInUseError(dir);
-    throw unusable(dir, cause ?? error);
-  }
-  return { release: () => lock.close() };
-}
-
 export class DataDirUnusableError extends Error {
   constructor(dir: string, cause: unknown) {
     const code = (cause as NodeJS.ErrnoException).code;
@@ -43,7 +21,7 @@ export class DataDirUnusableError extends Error {
         ? 'is not writable'
         : code === 'ENOTDIR' || code === 'EEXIST'
           ? 'is not a directory (or a parent of it is a file)'
-          : `cannot be used (${code ?? String(cause)})`;
+          : `cannot be used (${code})`;
     super(
       `The data directory ${dir} ${why}. Fix its permissions, or set PLANTS_DATA_DIR to a ` +
         'writable directory, or to "memory" to keep the data in memory.',
@@ -64,14 +42,43 @@ export class DataDirUntrustedError extends Error {
   }
 }
 
+/** The data directory and the two it holds, each checked as `ensurePrivateDir` checks one. */
+export async function ensureDataDir(dataDir: string): Promise<void> {
+  for (const sub of ['', 'issuer', 'dynamodb']) await ensurePrivateDir(join(dataDir, sub));
+}
+
+/**
+ * Creates the data directory and takes it for this process. LevelDB allows one opener per
+ * directory, and a second dynalite on it fails with an uncaught error on its first request, so the
+ * server takes LevelDB's own lock on `lock/` first. The kernel holds that lock for the life of the
+ * process and drops it when the process dies: there is no stale lock to take over, and two servers
+ * started at the same moment cannot both get it.
+ */
+export async function lockDataDir(dir: string): Promise<{ release(): Promise<void> }> {
+  await ensureDataDir(dir);
+  // Loaded here, not at the top: the token CLI imports this module and never locks.
+  const { ClassicLevel } = await import('classic-level');
+  const lock = new ClassicLevel(join(dir, 'lock'));
+  try {
+    await lock.open();
+  } catch (error) {
+    const cause = ((error as Error).cause ?? error) as { code?: string };
+    if (cause.code === 'LEVEL_LOCKED') throw new DataDirInUseError(dir);
+    throw cause.code === undefined ? cause : new DataDirUnusableError(dir, cause);
+  }
+  return { release: () => lock.close() };
+}
+
 /** This user's id; `undefined` where there are none (Windows), and then nothing is checked. */
 const ownUid = (): number | undefined => process.getuid?.();
 
 /** Creates `dir` (mode 0700) when absent, and checks that it is yours and only you can write to it. */
 export async function ensurePrivateDir(dir: string, uid = ownUid()): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
-    throw unusable(dir, error);
-  });
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new DataDirUnusableError(dir, error);
+  }
   // stat, not lstat: a data directory you linked elsewhere is judged by where it leads.
   const stats = await stat(dir);
   if (!stats.isDirectory()) throw new DataDirUnusableError(dir, { code: 'ENOTDIR' });
@@ -127,21 +134,17 @@ export async function writePrivateFile(
   }
 }
 
+/** Refuses `path` unless it is `uid`'s and has none of the mode `bits` (`why` says which they are). */
 function checkOwner(
   path: string,
   stats: Stats,
   uid: number | undefined,
-  forbiddenModeBits: number,
-  forbiddenWhy: string,
-): void {
+  bits: number,
+  why: string,
+) {
   if (uid === undefined) return;
   if (stats.uid !== uid) {
     throw new DataDirUntrustedError(path, `belongs to user ${stats.uid}, not to you (${uid})`);
   }
-  if ((stats.mode & forbiddenModeBits) !== 0) throw new DataDirUntrustedError(path, forbiddenWhy);
-}
-
-function unusable(dir: string, cause: unknown): Error {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  return code === undefined ? (cause as Error) : new DataDirUnusableError(dir, cause);
+  if ((stats.mode & bits) !== 0) throw new DataDirUntrustedError(path, why);
 }

@@ -1,8 +1,8 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { type JSONWebKeySet, SignJWT } from 'jose';
-import type { DevClient } from './config.ts';
+import type { LocalConfig } from './config.ts';
 import { type GatewayResponse, jsonResponse } from './http-gateway.ts';
-import { type SigningKey, signingAlgorithm } from './signing-key.ts';
+import { type SigningKey, signingAlgorithm } from './issuer-files.ts';
 
 /** The resource-server scope that `POST /plants` requires, as defined in the Cognito user pool. */
 export const plantsWriteScope = 'plants/write';
@@ -19,9 +19,9 @@ export class DevIssuer {
   /** The URL the tokens name in `iss`, and where the JWKS is served: the local API's base URL. */
   readonly issuer: string;
   readonly #key: SigningKey;
-  readonly #client: DevClient;
+  readonly #client: LocalConfig['client'];
 
-  constructor(options: { issuer: string; key: SigningKey; client: DevClient }) {
+  constructor(options: { issuer: string; key: SigningKey; client: LocalConfig['client'] }) {
     this.issuer = options.issuer;
     this.#key = options.key;
     this.#client = options.client;

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import {
   CreateTableCommand,
@@ -13,13 +14,6 @@ export const localAwsCredentials = {
   secretAccessKey: 'local',
 } as const;
 
-export interface LocalDynamoDb {
-  /** e.g. `http://127.0.0.1:49152`, for `AWS_ENDPOINT_URL_DYNAMODB`. */
-  readonly endpoint: string;
-  /** Waits for pending LevelDB writes and closes the database: the flush. */
-  close(): Promise<void>;
-}
-
 /**
  * Starts dynalite on loopback at an ephemeral port (nothing else should reach it), its LevelDB in
  * `dir` or in memory, and creates the table when absent, the way the CDK stack creates it on AWS:
@@ -28,27 +22,19 @@ export interface LocalDynamoDb {
 export async function startDynamoDb(options: {
   readonly dir?: string | undefined;
   readonly tableName: string;
-}): Promise<LocalDynamoDb> {
+}): Promise<{ endpoint: string; close(): Promise<void> }> {
   const server = dynalite({ ...(options.dir && { path: options.dir }), createTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Waits for pending LevelDB writes and closes the database: the flush.
   const close = () =>
     new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));
       server.closeAllConnections();
     });
-  const { region, accessKeyId, secretAccessKey } = localAwsCredentials;
-  const client = new DynamoDBClient({
-    region,
-    endpoint,
-    credentials: { accessKeyId, secretAccessKey },
-  });
+  const { region, ...credentials } = localAwsCredentials;
+  const client = new DynamoDBClient({ region, endpoint, credentials });
   try {
     await client.send(
       new CreateTableCommand({

@@ -18,33 +18,8 @@ export class FunctionInitError extends Error {
   }
 }
 
-/**
- * The function's environment: the variables the CDK stack sets, and dummy AWS credentials for
- * dynalite in place of Lambda's. Nothing of the developer's own: no real AWS profile or endpoint.
- */
-export function functionEnv(settings: {
-  tableName: string;
-  issuer: string;
-  audience: string;
-  scope: string;
-  dynamodbEndpoint: string;
-}): Record<string, string> {
-  return {
-    [envNames.tableName]: settings.tableName,
-    [envNames.issuer]: settings.issuer,
-    [envNames.audiences]: settings.audience,
-    [envNames.scope]: settings.scope,
-    [envNames.dynamodbEndpoint]: settings.dynamodbEndpoint,
-    AWS_REGION: localAwsCredentials.region,
-    AWS_ACCESS_KEY_ID: localAwsCredentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: localAwsCredentials.secretAccessKey,
-  };
-}
-
-export type FromWorker =
-  | { loaded: true }
-  | { initError: string }
-  | { id: number; result?: unknown };
+/** `initError` once (absent when the handler loaded), then results. */
+export type FromWorker = { initError?: string } | { id: number; result?: unknown };
 
 /**
  * The handler in a worker thread of its own, the local counterpart of a Lambda execution
@@ -55,12 +30,24 @@ export type FromWorker =
  */
 export async function startFunction(
   handlerUrl: string,
-  env: Readonly<Record<string, string>>,
+  settings: Record<'tableName' | 'issuer' | 'audience' | 'scope' | 'dynamodbEndpoint', string>,
   log: (line: string) => void,
 ): Promise<LocalFunction> {
+  // The stack's variables and dummy credentials for dynalite; nothing of the developer's own (no
+  // real AWS profile or endpoint).
+  const env = {
+    [envNames.tableName]: settings.tableName,
+    [envNames.issuer]: settings.issuer,
+    [envNames.audiences]: settings.audience,
+    [envNames.scope]: settings.scope,
+    [envNames.dynamodbEndpoint]: settings.dynamodbEndpoint,
+    AWS_REGION: localAwsCredentials.region,
+    AWS_ACCESS_KEY_ID: localAwsCredentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: localAwsCredentials.secretAccessKey,
+  };
   const worker = new Worker(new URL('./function-worker.ts', import.meta.url), {
     workerData: handlerUrl,
-    env: { ...env },
+    env,
     stdout: true,
   });
   createInterface({ input: worker.stdout }).on('line', log);
@@ -70,9 +57,9 @@ export async function startFunction(
   // One listener for the worker's life: Node stops delivering a worker's messages promptly once
   // all its 'message' listeners have been removed, even if one is added again later.
   worker.on('message', (message: FromWorker) => {
-    if ('loaded' in message) loaded.resolve();
-    else if ('initError' in message) loaded.reject(new FunctionInitError(message.initError));
-    else pending.get(message.id)?.(message.result);
+    if ('id' in message) pending.get(message.id)?.(message.result);
+    else if (message.initError === undefined) loaded.resolve();
+    else loaded.reject(new FunctionInitError(message.initError));
   });
   worker.on('error', (error) => {
     console.error('local function crashed (requests get 500 until a restart):', error);
@@ -105,8 +92,6 @@ export async function startFunction(
         worker.postMessage({ id, event });
       });
     },
-    stop: async () => {
-      await worker.terminate();
-    },
+    stop: () => worker.terminate().then(() => undefined),
   };
 }

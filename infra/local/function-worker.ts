@@ -7,9 +7,7 @@ import type { Context } from 'aws-lambda';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 import type { FromWorker } from './function-host.ts';
 
-if (parentPort === null) throw new Error('function-worker.ts runs only in a worker thread');
-const port = parentPort;
-const handlerUrl = workerData as string;
+const port = parentPort as NonNullable<typeof parentPort>;
 const post = (message: FromWorker) => port.postMessage(message);
 const errorText = (error: unknown) =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -17,16 +15,16 @@ const errorText = (error: unknown) =>
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 let handler: Handler;
 try {
-  const module = (await import(handlerUrl)) as { handler?: unknown };
+  const module = (await import(workerData as string)) as { handler?: unknown };
   if (typeof module.handler !== 'function') {
-    throw new TypeError(`${handlerUrl} does not export a function named handler`);
+    throw new TypeError(`${workerData} does not export a function named handler`);
   }
   handler = module.handler as Handler;
 } catch (error) {
   post({ initError: errorText(error) });
   process.exit(1);
 }
-post({ loaded: true });
+post({});
 
 port.on('message', ({ id, event }: { id: number; event: unknown }) => {
   const context = lambdaContext();

@@ -3,18 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /** API Gateway HTTP APIs accept request payloads up to 10 MB; the handler enforces its own, smaller limit. */
-export const maxRequestBytes = 10 * 1024 * 1024;
+const maxRequestBytes = 10 * 1024 * 1024;
 
 /** The parts of an HTTP request that the event is made of; `rawHeaders` keeps repeats and order. */
 export type RawRequest = Pick<IncomingMessage, 'method' | 'url' | 'httpVersion' | 'rawHeaders'>;
-
-/** What the gateway knows about a request besides the request itself. */
-export interface EventContext {
-  readonly requestId: string;
-  readonly routeKey: string;
-  readonly receivedAt: Date;
-  readonly sourceIp: string;
-}
 
 /**
  * One HTTP request as API Gateway HTTP API hands it to Lambda with payload format 2.0, as far as a
@@ -26,7 +18,7 @@ export interface EventContext {
 export function toEventV2(
   request: RawRequest,
   body: Buffer,
-  context: EventContext,
+  context: { requestId: string; routeKey: string; receivedAt: Date; sourceIp: string },
 ): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
@@ -71,7 +63,6 @@ export function toEventV2(
   };
 }
 
-/** An HTTP response, as the gateway sends it. */
 export interface GatewayResponse {
   readonly statusCode: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -143,8 +134,8 @@ export type BodyBudget = { free: number };
 export async function readBody(
   req: IncomingMessage,
   budget: BodyBudget,
-  limit: number = maxRequestBytes,
 ): Promise<Buffer | 413 | 429> {
+  const limit = maxRequestBytes;
   if (Number(req.headers['content-length'] ?? 0) > limit) return 413;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -159,7 +150,6 @@ export async function readBody(
       chunks.push(chunk);
     }
   } catch (error) {
-    // The client went away (or timed out) mid-body.
     budget.free += size;
     throw error;
   }

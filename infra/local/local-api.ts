@@ -1,45 +1,35 @@
 import { join } from 'node:path';
-import { type DevClient, defaults, isLoopback, LocalConfigError } from './config.ts';
-import { ensurePrivateDir, lockDataDir } from './data-dir.ts';
+import { defaults, isLoopback, type LocalConfig, LocalConfigError } from './config.ts';
+import { lockDataDir } from './data-dir.ts';
 import { DevIssuer, plantsWriteScope } from './dev-issuer.ts';
 import { startDynamoDb } from './dynamodb.ts';
-import { functionEnv, startFunction } from './function-host.ts';
-import { recordIssuer } from './issuer-record.ts';
+import { startFunction } from './function-host.ts';
+import { loadOrCreateSigningKey, recordIssuer } from './issuer-files.ts';
 import { routes } from './routes.ts';
 import { type RequestHandler, startServer } from './server.ts';
-import { loadOrCreateSigningKey } from './signing-key.ts';
 
 export const localTableName = 'plants';
 
 /** What keeps one local server small and responsive under many clients; tests lower them. */
-export interface LocalLimits {
+export const defaultLimits = {
   /** Request bodies held in memory at once, across requests; past it a request gets 429. */
-  readonly bodyBytesInFlight: number;
-  /** Time to receive a whole request, headers and body; past it Node answers 408 and closes. */
-  readonly requestTimeoutMs: number;
-  /** How long a request that arrives while the function is starting is held; Lambda's init limit. */
-  readonly warmUpMs: number;
-}
-
-export const defaultLimits: LocalLimits = {
   bodyBytesInFlight: 32 * 1024 * 1024,
+  /** Time to receive a whole request, headers and body; past it Node answers 408 and closes. */
   requestTimeoutMs: 30_000,
+  /** How long a request that arrives while the function is starting is held: Lambda's init limit. */
   warmUpMs: 10_000,
 };
+export type LocalLimits = typeof defaultLimits;
 
-export interface LocalApiOptions {
-  readonly host: string;
-  /** 0 picks a free port, as tests do. */
-  readonly port: number;
-  /** Where the table and the signing key persist; in memory when absent. */
+/** `port` 0 picks a free port, as tests do; `dataDir` absent keeps everything in memory. */
+export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
   readonly dataDir?: string | undefined;
   /** @default local-client / local-secret */
-  readonly client?: DevClient;
+  readonly client?: LocalConfig['client'];
   /** One line per request, and the function's own log lines as it writes them; @default console.log */
   readonly log?: (line: string) => void;
   /** @default the real handler, functions/create-plant/handler.ts */
   readonly handlerUrl?: string;
-  /** @default defaultLimits */
   readonly limits?: Partial<LocalLimits>;
 }
 
@@ -58,16 +48,16 @@ export interface LocalApi {
  * the unmodified handler, with the issuer (Cognito's stand-in) at the server's own URL.
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+  const { host, port, dataDir, log = console.log } = options;
   const client = options.client ?? { id: defaults.clientId, secret: defaults.clientSecret };
-  if (!isLoopback(options.host) && client.secret === defaults.clientSecret) {
+  if (!isLoopback(host) && client.secret === defaults.clientSecret) {
     throw new LocalConfigError(
-      `HOST ${options.host} lets other machines reach the API, and its token endpoint would hand ` +
+      `HOST ${host} lets other machines reach the API, and its token endpoint would hand ` +
         `out tokens for the published default secret "${defaults.clientSecret}": set ` +
         'PLANTS_CLIENT_SECRET to a secret of your own, or leave HOST unset (127.0.0.1).',
     );
   }
   const limits = { ...defaultLimits, ...options.limits };
-  const log = options.log ?? console.log;
   // Undone in reverse: the server drains its requests in flight first, then the function stops,
   // then the store closes (flushing LevelDB), then the data directory is unlocked.
   const stops: (() => Promise<void>)[] = [];
@@ -77,42 +67,37 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   const handler = Promise.withResolvers<RequestHandler | undefined>();
 
   try {
-    const { dataDir } = options;
     if (dataDir !== undefined) {
       const lock = await lockDataDir(dataDir);
       stops.push(() => lock.release());
     }
     const key = await loadOrCreateSigningKey(dataDir);
-    const storeDir = dataDir === undefined ? undefined : join(dataDir, 'dynamodb');
-    if (storeDir !== undefined) await ensurePrivateDir(storeDir);
+    const storeDir = dataDir && join(dataDir, 'dynamodb');
     const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
     stops.push(() => dynamodb.close());
 
-    const { host, port } = options;
-    const { requestTimeoutMs, warmUpMs } = limits;
-    const server = await startServer(
-      { host, port, requestTimeoutMs, warmUpMs, log },
-      handler.promise,
-    );
+    const server = await startServer({ host, port, log, ...limits }, handler.promise);
     stops.push(() => server.close());
     const issuer = new DevIssuer({ issuer: server.url, key, client });
     if (dataDir !== undefined) await recordIssuer(dataDir, server.url);
 
-    const env = functionEnv({
-      tableName: localTableName,
-      issuer: server.url,
-      audience: client.id,
-      scope: plantsWriteScope,
-      dynamodbEndpoint: dynamodb.endpoint,
-    });
     const handlerUrl =
       options.handlerUrl ??
       new URL('../../functions/create-plant/handler.ts', import.meta.url).href;
-    const fn = await startFunction(handlerUrl, env, log);
+    const fn = await startFunction(
+      handlerUrl,
+      {
+        tableName: localTableName,
+        issuer: server.url,
+        audience: client.id,
+        scope: plantsWriteScope,
+        dynamodbEndpoint: dynamodb.endpoint,
+      },
+      log,
+    );
     stops.splice(-1, 0, () => fn.stop());
-    const devTokenInDocs = isLoopback(options.host);
     const bodyBudget = { free: limits.bodyBytesInFlight };
-    handler.resolve(routes({ issuer, fn, devTokenInDocs, bodyBudget }));
+    handler.resolve(routes({ issuer, fn, devTokenInDocs: isLoopback(host), bodyBudget }));
 
     let closing: Promise<void> | undefined;
     return { url: server.url, issuer, dataDir, close: () => (closing ??= stopAll()) };

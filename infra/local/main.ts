@@ -43,38 +43,29 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // Printed once Ctrl-C is handled: a script that stops the server after the banner stops it cleanly.
 console.log(ready);
 
-function banner(local: LocalApi, config: LocalConfig, token: string): string {
+function banner({ url, dataDir }: LocalApi, { host, client }: LocalConfig, token: string): string {
   const body = JSON.stringify({ id: 1, name: 'Fern', tag: 'indoor' });
-  const data = local.dataDir ?? 'in memory (PLANTS_DATA_DIR=memory): gone when this stops';
   // The default secret is published in the README; a secret of the user's own stays off the screen.
   const secret =
-    config.client.secret === defaults.clientSecret
-      ? config.client.secret
-      : '(PLANTS_CLIENT_SECRET, not shown)';
-  const exposed = isLoopback(config.host)
-    ? []
-    : [
-        `Warning: HOST ${config.host} lets other machines reach this API, and anyone who has the ` +
-          'client secret can get a token from it. /docs holds no token here.',
-        '',
-      ];
-  return [
-    '',
-    `Plant Store API (local) at ${local.url}`,
-    `API docs (try it in the browser) at ${local.url}${docsPaths.page}`,
-    '',
-    ...exposed,
-    'Try it (the token is valid for 1 hour; `npm run -s token` prints a fresh one):',
-    '',
-    `  curl -X POST ${local.url}/plants -H "Authorization: Bearer ${token}" -H 'content-type: application/json' -d '${body}'`,
-    '',
-    `  Data          ${data}`,
-    `  Token URL     ${local.url}${issuerPaths.token}  (OAuth 2.0 client credentials, like Cognito)`,
-    `  Client id     ${config.client.id}`,
-    `  Client secret ${secret}`,
-    `  JWKS          ${local.url}${issuerPaths.jwks}`,
-    '',
-    'Ctrl-C stops it.',
-    '',
-  ].join('\n');
+    client.secret === defaults.clientSecret ? client.secret : '(PLANTS_CLIENT_SECRET, not shown)';
+  const exposed = isLoopback(host)
+    ? ''
+    : `Warning: HOST ${host} lets other machines reach this API, and anyone who has the client ` +
+      'secret can get a token from it. /docs holds no token here.\n\n';
+  return `
+Plant Store API (local) at ${url}
+API docs (try it in the browser) at ${url}${docsPaths.page}
+
+${exposed}Try it (the token is valid for 1 hour; \`npm run -s token\` prints a fresh one):
+
+  curl -X POST ${url}/plants -H "Authorization: Bearer ${token}" -H 'content-type: application/json' -d '${body}'
+
+  Data          ${dataDir ?? 'in memory (PLANTS_DATA_DIR=memory): gone when this stops'}
+  Token URL     ${url}${issuerPaths.token}  (OAuth 2.0 client credentials, like Cognito)
+  Client id     ${client.id}
+  Client secret ${secret}
+  JWKS          ${url}${issuerPaths.jwks}
+
+Ctrl-C stops it.
+`;
 }

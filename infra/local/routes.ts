@@ -13,21 +13,20 @@ import {
 import type { RequestHandler } from './server.ts';
 
 /** The one route of the HTTP API, as the CDK stack declares it. */
-export const plantsRoute = { method: 'POST', path: '/plants', key: 'POST /plants' } as const;
-
-export interface RouteTargets {
-  readonly issuer: DevIssuer;
-  readonly fn: LocalFunction;
-  /** Whether `/docs` may hold a fresh token: only where other machines cannot reach the server. */
-  readonly devTokenInDocs: boolean;
-  readonly bodyBudget: BodyBudget;
-}
+const plantsRouteKey = 'POST /plants';
 
 /**
  * Where each request goes: the issuer's JWKS and token endpoint (Cognito's, on AWS), the docs, the
- * function behind `POST /plants`, or the HTTP API's 404 for anything else.
+ * function behind `POST /plants`, or the HTTP API's 404 for anything else. `devTokenInDocs`: whether
+ * `/docs` may hold a fresh token, only where other machines cannot reach the server.
  */
-export function routes({ issuer, fn, devTokenInDocs, bodyBudget }: RouteTargets): RequestHandler {
+export function routes(targets: {
+  issuer: DevIssuer;
+  fn: LocalFunction;
+  devTokenInDocs: boolean;
+  bodyBudget: BodyBudget;
+}): RequestHandler {
+  const { issuer, fn, devTokenInDocs, bodyBudget } = targets;
   return async (req, res, requestId) => {
     const receivedAt = new Date();
     const method = req.method ?? 'GET';
@@ -40,7 +39,7 @@ export function routes({ issuer, fn, devTokenInDocs, bodyBudget }: RouteTargets)
       if (docs !== undefined) return writeResponse(res, docs);
     }
     const isToken = method === 'POST' && path === issuerPaths.token;
-    const isPlants = method === plantsRoute.method && path === plantsRoute.path;
+    const isPlants = `${method} ${path}` === plantsRouteKey;
     // HTTP API answers an unmatched route, a wrong method included, before it reads the body.
     if (!isToken && !isPlants) return writeResponse(res, gatewayError(404));
 
@@ -61,7 +60,7 @@ export function routes({ issuer, fn, devTokenInDocs, bodyBudget }: RouteTargets)
         return writeResponse(res, answer);
       }
       const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-      const context = { requestId, routeKey: plantsRoute.key, receivedAt, sourceIp };
+      const context = { requestId, routeKey: plantsRouteKey, receivedAt, sourceIp };
       const event = toEventV2(req, body, context);
       // HTTP API answers a failed or timed-out invocation with a plain 500.
       writeResponse(res, fromResultV2(await fn.invoke(event)));

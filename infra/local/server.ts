@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
 import { gatewayError, writeResponse } from './http-gateway.ts';
 import type { LocalLimits } from './local-api.ts';
@@ -14,7 +16,6 @@ export type RequestHandler = (
 
 export interface ServerOptions extends Pick<LocalLimits, 'requestTimeoutMs' | 'warmUpMs'> {
   readonly host: string;
-  /** 0 picks a free port, as tests do. */
   readonly port: number;
   readonly log: (line: string) => void;
 }
@@ -59,7 +60,8 @@ export async function startServer(
         res.setHeader('connection', 'close');
         return writeResponse(res, gatewayError(421));
       }
-      withinMs(handler, options.warmUpMs)
+      // Unref'd: a request's warm-up bound never holds the process open.
+      Promise.race([handler, delay(options.warmUpMs, undefined, { ref: false })])
         .then((serve) =>
           serve ? serve(req, res, requestId) : writeResponse(res, gatewayError(503)),
         )
@@ -76,7 +78,6 @@ export async function startServer(
   return { url, close: () => closeServer(server) };
 }
 
-/** Whether `host` is one of `names` (host names or bare addresses) on `port`. */
 function namesThisServer(host: string | undefined, port: number | undefined, names: string[]) {
   const sent = host?.toLowerCase();
   return names.some((name) => {
@@ -85,29 +86,21 @@ function namesThisServer(host: string | undefined, port: number | undefined, nam
   });
 }
 
-/** `promise`'s value, or `undefined` once `ms` have passed. */
-function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, ms, undefined);
-  });
-  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const why =
-        error.code === 'EADDRINUSE'
-          ? `Port ${port} on ${host} is already in use. Stop whatever uses it, or choose another ` +
-            `port with the PORT environment variable, e.g. PORT=${port + 1} npm start`
-          : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
-            ? `HOST ${host} is not an address of this machine`
-            : undefined;
-      reject(why === undefined ? error : new LocalConfigError(why, { cause: error }));
-    });
-    server.listen(port, host, () => resolve());
-  });
+async function listen(server: Server, host: string, port: number): Promise<void> {
+  server.listen(port, host);
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    const why =
+      code === 'EADDRINUSE'
+        ? `Port ${port} on ${host} is already in use. Stop whatever uses it, or choose another ` +
+          `port with the PORT environment variable, e.g. PORT=${port + 1} npm start`
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+          ? `HOST ${host} is not an address of this machine`
+          : undefined;
+    throw why === undefined ? error : new LocalConfigError(why, { cause: error });
+  }
 }
 
 /** Stops listening, lets requests in flight finish (for up to `shutdownGraceMs`), then returns. */

@@ -2,8 +2,7 @@
 // `-H "Authorization: Bearer $(npm run -s token)"` works. Problems go to stderr with exit code 1.
 import { baseUrl, type LocalConfig, loadLocalConfig } from './config.ts';
 import { DevIssuer, issuerPaths } from './dev-issuer.ts';
-import { recordedIssuer } from './issuer-record.ts';
-import { loadOrCreateSigningKey } from './signing-key.ts';
+import { loadOrCreateSigningKey, recordedIssuer } from './issuer-files.ts';
 
 if (import.meta.main) {
   try {

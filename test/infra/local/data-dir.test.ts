@@ -11,8 +11,12 @@ import {
   lockDataDir,
   readPrivateFile,
 } from '../../../infra/local/data-dir.ts';
-import { recordedIssuer, recordIssuer } from '../../../infra/local/issuer-record.ts';
-import { loadOrCreateSigningKey, signingKeyFile } from '../../../infra/local/signing-key.ts';
+import {
+  loadOrCreateSigningKey,
+  recordedIssuer,
+  recordIssuer,
+  signingKeyFile,
+} from '../../../infra/local/issuer-files.ts';
 import { tempDataDir } from './local-api-fixture.ts';
 
 let dir: string;

@@ -181,6 +181,31 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
       await api.close();
     }
   }, 20_000);
+
+  it('answers 503 once a request has been held for the warm-up bound', async () => {
+    // Prepare
+    const port = await freePort();
+    const starting = startLocalApi({
+      host: '127.0.0.1',
+      port,
+      client,
+      log: () => {},
+      handlerUrl: new URL('./fixtures/slow-init-handler.ts', import.meta.url).href,
+      limits: { warmUpMs: 200 },
+    });
+
+    // Act: the function's init takes 1.5 s, far past the 200 ms bound.
+    const held = await firstAnswer(`http://127.0.0.1:${port}/plants`, { method: 'POST' });
+    const api = await starting;
+
+    try {
+      // Assess
+      expect(held.status).toBe(503);
+      expect(await held.json()).toEqual({ message: 'Service Unavailable' });
+    } finally {
+      await api.close();
+    }
+  }, 20_000);
 });
 
 describe('startLocalApi under many slow uploads', () => {

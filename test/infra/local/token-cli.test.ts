@@ -3,8 +3,8 @@ import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signingKeyFile } from '../../../infra/local/issuer-files.ts';
 import type { LocalApi } from '../../../infra/local/local-api.ts';
-import { signingKeyFile } from '../../../infra/local/signing-key.ts';
 import { client, createPlant, startTestApi, tempDataDir } from './local-api-fixture.ts';
 
 const tokenCli = fileURLToPath(new URL('../../../infra/local/token.ts', import.meta.url));

@@ -7,7 +7,10 @@ import {
   type CryptoKey as JoseCryptoKey,
   type JWK,
 } from 'jose';
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from './data-dir.ts';
+import { ensureDataDir, readPrivateFile, writePrivateFile } from './data-dir.ts';
+
+// What the issuer keeps in the data directory's `issuer/`, so that `npm run -s token`, in another
+// process, signs with the server's key for the server's URL: the key pair and the issuer URL.
 
 /** RS256, as Cognito signs its access tokens, so the handler's verifier sees the same thing here. */
 export const signingAlgorithm = 'RS256';
@@ -19,21 +22,17 @@ export interface SigningKey {
   readonly publicJwk: JWK;
 }
 
-/** Where the key pair lives in a data directory; the private key file is readable by its owner only. */
-export function signingKeyFile(dataDir: string): string {
-  return join(dataDir, 'issuer', 'private-jwk.json');
-}
+export const signingKeyFile = (dataDir: string) => join(dataDir, 'issuer', 'private-jwk.json');
+const issuerRecordFile = (dataDir: string) => join(dataDir, 'issuer', 'issuer.json');
 
 /**
  * The issuer's key pair: generated on first use, then read back from the data directory so that
- * tokens minted before a restart, or by `npm run -s token` in another process, stay valid.
- * Without a directory the key lives in memory for the life of the process.
+ * tokens minted before a restart stay valid. Without a directory it lives in memory.
  */
 export async function loadOrCreateSigningKey(dataDir: string | undefined): Promise<SigningKey> {
   if (dataDir === undefined) return fromPrivateJwk(await generatePrivateJwk());
   const file = signingKeyFile(dataDir);
-  await ensurePrivateDir(dataDir);
-  await ensurePrivateDir(join(dataDir, 'issuer'));
+  await ensureDataDir(dataDir);
   const stored = await readPrivateJwk(file);
   if (stored) return fromPrivateJwk(stored);
   // The server and the token CLI may race to create it: each links a whole key into place, the
@@ -43,6 +42,23 @@ export async function loadOrCreateSigningKey(dataDir: string | undefined): Promi
   const key = await readPrivateJwk(file);
   if (!key) throw new Error(`Could not read the signing key back from ${file}`);
   return fromPrivateJwk(key);
+}
+
+/** Records the URL of the server started on `dataDir`, which may differ from PORT's default. */
+export async function recordIssuer(dataDir: string, issuer: string): Promise<void> {
+  // Renamed into place: a symlink left at that name is replaced, never written through.
+  const text = `${JSON.stringify({ issuer })}\n`;
+  await writePrivateFile(issuerRecordFile(dataDir), text, { keepExisting: false });
+}
+
+export async function recordedIssuer(dataDir: string): Promise<string | undefined> {
+  const text = await readPrivateFile(issuerRecordFile(dataDir));
+  try {
+    const issuer = (JSON.parse(text ?? 'null') as { issuer?: unknown } | null)?.issuer;
+    return typeof issuer === 'string' ? issuer : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function generatePrivateJwk(): Promise<JWK> {
@@ -56,9 +72,9 @@ async function readPrivateJwk(file: string): Promise<JWK | undefined> {
   if (text === undefined) return undefined;
   try {
     return JSON.parse(text) as JWK;
-  } catch (error) {
+  } catch (cause) {
     throw new Error(`The signing key file ${file} is not valid JSON: delete it to get a new key`, {
-      cause: error,
+      cause,
     });
   }
 }
