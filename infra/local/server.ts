@@ -60,8 +60,17 @@ export async function startServer(
         res.setHeader('connection', 'close');
         return writeResponse(res, gatewayError(421));
       }
-      // Unref'd: a request's warm-up bound never holds the process open.
-      Promise.race([handler, delay(options.warmUpMs, undefined, { ref: false })])
+      // The wait for the handler (only a request during warm-up really waits) has a bound that is
+      // unref'd, so it never holds the process open, and cancelled once the race is decided, so
+      // that no request leaves a timer behind.
+      const bound = new AbortController();
+      Promise.race([
+        handler,
+        delay(options.warmUpMs, undefined, { ref: false, signal: bound.signal }).catch(
+          () => undefined,
+        ),
+      ])
+        .finally(() => bound.abort())
         .then((serve) =>
           serve ? serve(req, res, requestId) : writeResponse(res, gatewayError(503)),
         )
