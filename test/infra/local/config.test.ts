@@ -3,10 +3,8 @@ import { baseUrl, LocalConfigError, loadLocalConfig } from '../../../infra/local
 
 describe('loadLocalConfig', () => {
   it('defaults to 127.0.0.1:3000, .data under the working directory and the local client', () => {
-    // Act
     const config = loadLocalConfig({}, '/work/app');
 
-    // Assess
     expect(config).toEqual({
       host: '127.0.0.1',
       port: 3000,
@@ -16,7 +14,6 @@ describe('loadLocalConfig', () => {
   });
 
   it('reads HOST, PORT, PLANTS_DATA_DIR and the client credentials', () => {
-    // Act
     const config = loadLocalConfig(
       {
         HOST: '0.0.0.0',
@@ -28,7 +25,6 @@ describe('loadLocalConfig', () => {
       '/work/app',
     );
 
-    // Assess
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 8080,
@@ -38,27 +34,21 @@ describe('loadLocalConfig', () => {
   });
 
   it('keeps everything in memory when PLANTS_DATA_DIR is "memory"', () => {
-    // Act
     const config = loadLocalConfig({ PLANTS_DATA_DIR: 'memory' });
 
-    // Assess
     expect(config.dataDir).toBeUndefined();
   });
 
   it.each(['http', '-1', '65536', '3000.5'])('rejects PORT=%s, naming the variable', (port) => {
-    // Act
     const load = () => loadLocalConfig({ PORT: port });
 
-    // Assess
     expect(load).toThrow(LocalConfigError);
     expect(load).toThrow(/^PORT must be/);
   });
 
   it('rejects a client id with a colon, which HTTP Basic cannot carry', () => {
-    // Act
     const load = () => loadLocalConfig({ PLANTS_CLIENT_ID: 'a:b' });
 
-    // Assess
     expect(load).toThrow(/PLANTS_CLIENT_ID/);
   });
 });
@@ -70,10 +60,8 @@ describe('baseUrl', () => {
     ['::1', 'http://[::1]:3000'],
     ['localhost', 'http://localhost:3000'],
   ])('reaches %s at %s', (host, url) => {
-    // Act
     const result = baseUrl(host, 3000);
 
-    // Assess
     expect(result).toBe(url);
   });
 });

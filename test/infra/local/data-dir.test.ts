@@ -32,14 +32,11 @@ afterAll(async () => {
 
 describe('lockDataDir', () => {
   it('names the directory and PLANTS_DATA_DIR when the directory cannot be made', async () => {
-    // Prepare
     const file = join(dir, 'a-file');
     await writeFile(file, '');
 
-    // Act
     const locked = lockDataDir(join(file, 'data'));
 
-    // Assess
     await expect(locked).rejects.toThrow(DataDirUnusableError);
     await expect(locked).rejects.toThrow(
       `The data directory ${join(file, 'data')} is not a directory (or a parent of it is a file). ` +
@@ -49,22 +46,19 @@ describe('lockDataDir', () => {
 
   it('lets exactly one of two processes started at the same moment have the directory, a stale lock file notwithstanding', async () => {
     for (let round = 0; round < 5; round++) {
-      // Prepare: the lock file an older server, killed, left behind
+      // The lock file an older server, killed, left behind
       const data = join(dir, `race-${round}`);
       await mkdir(data, { mode: 0o700 });
       await writeFile(join(data, 'server.pid'), `${await deadPid()}\n`);
       const startAt = Date.now() + 400;
 
-      // Act
       const outcomes = await Promise.all([lockAt(data, startAt), lockAt(data, startAt)]);
 
-      // Assess
       expect(outcomes.sort()).toEqual(['DataDirInUseError', 'locked']);
     }
   });
 
   it('is free again once the holder is killed, with no lock to take over', async () => {
-    // Prepare
     const data = join(dir, 'killed');
     const holder = spawn(
       process.execPath,
@@ -80,12 +74,10 @@ describe('lockDataDir', () => {
     const whileHeld = lockDataDir(data);
     await expect(whileHeld).rejects.toThrow(DataDirInUseError);
 
-    // Act
     holder.kill('SIGKILL');
     await new Promise((resolve) => holder.once('exit', resolve));
     const lock = await lockDataDir(data);
 
-    // Assess
     await lock.release();
   });
 });
@@ -124,32 +116,27 @@ async function deadPid(): Promise<number> {
 
 describe('the data directory is trusted only when only you can change it', () => {
   it('refuses a directory group or others can write to', async () => {
-    // Prepare
     const shared = join(dir, 'shared');
     await mkdir(shared);
     await chmod(shared, 0o777);
 
-    // Act
     const locked = lockDataDir(shared);
 
-    // Assess
     await expect(locked).rejects.toThrow(DataDirUntrustedError);
     await expect(locked).rejects.toThrow(`${shared} group or others can write to it`);
   });
 
   it('refuses a directory or a file that belongs to another user', async () => {
-    // Prepare: pretend to be another user, since a test cannot make a file another user's
+    // Pretend to be another user, since a test cannot make a file another user's
     const file = join(dir, 'mine.json');
     await writeFile(file, '{}', { mode: 0o600 });
     const someoneElse = (process.getuid?.() ?? 0) + 1;
 
-    // Act
     const checked = await Promise.allSettled([
       ensurePrivateDir(dir, someoneElse),
       readPrivateFile(file, someoneElse),
     ]);
 
-    // Assess
     expect(checked).toEqual([
       { status: 'rejected', reason: expect.any(DataDirUntrustedError) },
       { status: 'rejected', reason: expect.any(DataDirUntrustedError) },
@@ -165,21 +152,17 @@ describe('the data directory is trusted only when only you can change it', () =>
     ['readable by others', 0o644],
     ['writable by the group', 0o620],
   ])('refuses a signing key %s', async (_name, mode) => {
-    // Prepare
     const data = join(dir, `key-${mode.toString(8)}`);
     await loadOrCreateSigningKey(data);
     await chmod(signingKeyFile(data), mode);
 
-    // Act
     const loaded = loadOrCreateSigningKey(data);
 
-    // Assess
     await expect(loaded).rejects.toThrow(DataDirUntrustedError);
     await expect(loaded).rejects.toThrow(`has mode ${mode.toString(8)}, not 600`);
   });
 
   it('refuses a signing key that is a symlink, without reading what it points to', async () => {
-    // Prepare
     const data = join(dir, 'key-link');
     const elsewhere = join(dir, 'planted-jwk.json');
     await loadOrCreateSigningKey(join(dir, 'planter'));
@@ -189,25 +172,20 @@ describe('the data directory is trusted only when only you can change it', () =>
     await mkdir(join(data, 'issuer'), { recursive: true, mode: 0o700 });
     await symlink(elsewhere, signingKeyFile(data));
 
-    // Act
     const loaded = loadOrCreateSigningKey(data);
 
-    // Assess
     await expect(loaded).rejects.toThrow(`${signingKeyFile(data)} is a symbolic link`);
   });
 
   it('replaces a symlink at issuer.json instead of writing through it', async () => {
-    // Prepare
     const data = join(dir, 'record-link');
     const victim = join(dir, 'victim.txt');
     await writeFile(victim, 'untouched\n');
     await mkdir(join(data, 'issuer'), { recursive: true, mode: 0o700 });
     await symlink(victim, join(data, 'issuer', 'issuer.json'));
 
-    // Act
     await recordIssuer(data, 'http://127.0.0.1:3000');
 
-    // Assess
     expect(await readFile(victim, 'utf8')).toBe('untouched\n');
     const record = await lstat(join(data, 'issuer', 'issuer.json'));
     expect(record.isFile()).toBe(true);

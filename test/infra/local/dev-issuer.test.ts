@@ -27,12 +27,10 @@ describe('DevIssuer over HTTP', () => {
   }
 
   it('issues a Cognito-shaped access token for client credentials in HTTP Basic', async () => {
-    // Act
     const response = await tokenRequest('grant_type=client_credentials', {
       authorization: basic(client.id, client.secret),
     });
 
-    // Assess
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const body = (await response.json()) as Record<string, unknown>;
@@ -59,12 +57,10 @@ describe('DevIssuer over HTTP', () => {
   });
 
   it('accepts client_id and client_secret in the form, and an explicit scope', async () => {
-    // Act
     const response = await tokenRequest(
       `grant_type=client_credentials&client_id=${client.id}&client_secret=${client.secret}&scope=plants%2Fwrite`,
     );
 
-    // Assess
     expect(response.status).toBe(200);
   });
 
@@ -106,16 +102,13 @@ describe('DevIssuer over HTTP', () => {
       'invalid_scope',
     ],
   ])('answers %s with %i {"error":"%s"}', async (_name, body, authorization, status, error) => {
-    // Act
     const response = await tokenRequest(body, authorization ? { authorization } : {});
 
-    // Assess
     expect(response.status).toBe(status);
     expect(await response.json()).toEqual({ error });
   });
 
   it('answers a JSON body with 400 invalid_request: the endpoint takes a form', async () => {
-    // Act
     const response = await fetch(`${api.url}/oauth2/token`, {
       method: 'POST',
       headers: {
@@ -125,18 +118,15 @@ describe('DevIssuer over HTTP', () => {
       body: '{"grant_type":"client_credentials"}',
     });
 
-    // Assess
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: 'invalid_request' });
   });
 
   it('serves only public key material in the JWKS', async () => {
-    // Act
     const jwks = (await (await fetch(`${api.url}/.well-known/jwks.json`)).json()) as {
       keys: Record<string, unknown>[];
     };
 
-    // Assess
     expect(jwks.keys).toHaveLength(1);
     expect(Object.keys(jwks.keys[0] ?? {}).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
   });

@@ -15,11 +15,9 @@ describe('API docs routes of the local server (GET /docs, /docs/assets/*, /opena
   });
 
   it('serves the page with a same-origin-only policy and a development token for Authorize', async () => {
-    // Act
     const response = await fetch(`${api.url}/docs`);
     const page = await response.text();
 
-    // Assess
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toContain("connect-src 'self'");
@@ -28,11 +26,9 @@ describe('API docs routes of the local server (GET /docs, /docs/assets/*, /opena
   });
 
   it('serves openapi.yaml with its first server pointed at this server', async () => {
-    // Act
     const response = await fetch(`${api.url}/openapi.yaml`);
     const spec = parse(await response.text()) as { servers: { url: string }[]; openapi: string };
 
-    // Assess
     expect(response.status).toBe(200);
     expect(spec.openapi).toBe('3.1.0');
     expect(spec.servers[0]?.url).toBe(api.url);
@@ -43,10 +39,8 @@ describe('API docs routes of the local server (GET /docs, /docs/assets/*, /opena
     ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
     ['swagger-ui.css', 'text/css; charset=utf-8'],
   ])('serves the renderer file %s', async (name, contentType) => {
-    // Act
     const response = await fetch(`${api.url}/docs/assets/${name}`);
 
-    // Assess
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe(contentType);
     expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
@@ -61,19 +55,15 @@ describe('API docs routes of the local server (GET /docs, /docs/assets/*, /opena
     '/docs/assets/',
     '/docs/index.html',
   ])('answers %s with the HTTP API 404: only named renderer files are served', async (path) => {
-    // Act
     const response = await fetch(`${api.url}${path}`);
 
-    // Assess
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ message: 'Not Found' });
   });
 
   it('answers POST /docs with 404: the docs are read-only', async () => {
-    // Act
     const response = await fetch(`${api.url}/docs`, { method: 'POST' });
 
-    // Assess
     expect(response.status).toBe(404);
   });
 });

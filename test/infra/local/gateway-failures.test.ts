@@ -27,10 +27,8 @@ describe('startLocalApi in front of a function', () => {
     });
 
   it('hands the function a payload 2.0 event and answers with its result', async () => {
-    // Act
     const response = await post('echo', { 'X-Multi': 'one' });
 
-    // Assess
     expect(response.status).toBe(201);
     expect(response.headers.get('x-echo')).toBe('yes');
     const event = (await response.json()) as { requestContext: { requestId: string } };
@@ -48,20 +46,16 @@ describe('startLocalApi in front of a function', () => {
   });
 
   it('answers a function that throws with the gateway 500 {"message":"Internal Server Error"}', async () => {
-    // Act
     const response = await post('throw');
 
-    // Assess
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ message: 'Internal Server Error' });
   });
 
   it('answers the request whose function crashed with 500, and keeps answering', async () => {
-    // Act
     const crashed = await post('crash');
     const next = await post('echo');
 
-    // Assess
     expect(crashed.status).toBe(500);
     expect(await crashed.json()).toEqual({ message: 'Internal Server Error' });
     expect(next.status).toBe(500);
@@ -70,10 +64,8 @@ describe('startLocalApi in front of a function', () => {
 
 describe('startLocalApi with a function that cannot start', () => {
   it('fails at start-up with the cold-start error', async () => {
-    // Act
     const started = start(fixture('failing-init-handler.ts'));
 
-    // Assess
     await expect(started).rejects.toThrow(FunctionInitError);
     await expect(started).rejects.toThrow(/PLANTS_TABLE_NAME is not set/);
   });

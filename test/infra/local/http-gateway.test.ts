@@ -25,13 +25,10 @@ function event(overrides: Partial<RawRequest> = {}, body = Buffer.from('{"id":1}
 
 describe('toEventV2', () => {
   it('builds a payload 2.0 event with the request context API Gateway sends', () => {
-    // Prepare
     const headers = [...request.rawHeaders, 'User-Agent', 'curl/8.5.0'];
 
-    // Act
     const result = event({ rawHeaders: headers });
 
-    // Assess
     expect(result).toMatchObject({
       version: '2.0',
       routeKey: 'POST /plants',
@@ -59,28 +56,22 @@ describe('toEventV2', () => {
   });
 
   it('lower-cases header names and joins repeated headers with commas', () => {
-    // Act
     const result = event({
       rawHeaders: ['X-Trace', 'a', 'Content-Type', 'application/json', 'x-trace', 'b'],
     });
 
-    // Assess
     expect(result.headers).toEqual({ 'x-trace': 'a,b', 'content-type': 'application/json' });
   });
 
   it('takes a header named like an Object property (constructor) as any other', () => {
-    // Act
     const result = event({ rawHeaders: ['Constructor', 'x', 'toString', 'y'] });
 
-    // Assess
     expect(result.headers).toEqual({ constructor: 'x', tostring: 'y' });
   });
 
   it('splits the path from the raw query string, which it keeps as sent', () => {
-    // Act
     const result = event({ url: '/plants?tag=in%20door&a=1&a=2' });
 
-    // Assess
     expect(result.rawPath).toBe('/plants');
     expect(result.rawQueryString).toBe('tag=in%20door&a=1&a=2');
   });
@@ -93,22 +84,17 @@ describe('toEventV2', () => {
     ['JSON that is not valid UTF-8', 'application/json', Buffer.from([0x7b, 0xff, 0x7d]), true],
     ['no content type', undefined, Buffer.from('{}'), true],
   ])('sends %s as %s', (_name, contentType, body, base64) => {
-    // Prepare
     const rawHeaders = contentType === undefined ? [] : ['Content-Type', contentType];
 
-    // Act
     const result = event({ rawHeaders }, body);
 
-    // Assess
     expect(result.isBase64Encoded).toBe(base64);
     expect(result.body).toBe(body.toString(base64 ? 'base64' : 'utf8'));
   });
 
   it('leaves out the body when there is none', () => {
-    // Act
     const result = event({}, Buffer.alloc(0));
 
-    // Assess
     expect(result).not.toHaveProperty('body');
     expect(result.isBase64Encoded).toBe(false);
   });
@@ -116,28 +102,24 @@ describe('toEventV2', () => {
 
 describe('fromResultV2', () => {
   it('maps status, headers and body', () => {
-    // Act
     const response = fromResultV2({
       statusCode: 201,
       headers: { 'Content-Type': 'application/json', 'X-Count': 2 },
       body: '{"name":"Fern"}',
     });
 
-    // Assess
     expect(response.statusCode).toBe(201);
     expect(response.headers).toEqual({ 'content-type': 'application/json', 'x-count': '2' });
     expect(response.body.toString()).toBe('{"name":"Fern"}');
   });
 
   it('decodes a base64 body', () => {
-    // Act
     const response = fromResultV2({
       statusCode: 200,
       body: Buffer.from([0, 255]).toString('base64'),
       isBase64Encoded: true,
     });
 
-    // Assess
     expect([...response.body]).toEqual([0, 255]);
   });
 
@@ -146,10 +128,8 @@ describe('fromResultV2', () => {
     ['no status code', { name: 'Fern' }],
     ['no result (the function threw)', undefined],
   ])('answers the gateway 500 for %s', (_name, result) => {
-    // Act
     const response = fromResultV2(result);
 
-    // Assess
     expect(response).toEqual(gatewayError(500));
     expect(JSON.parse(response.body.toString())).toEqual({ message: 'Internal Server Error' });
   });

@@ -55,23 +55,19 @@ describe('startLocalApi answers only to its own host names (DNS rebinding)', () 
   it.each(['127.0.0.1', 'localhost', '[::1]', 'LOCALHOST'])(
     'serves Host %s on its port',
     async (name) => {
-      // Act
       const answer = await rawRequest(`${api.url}/oauth2/token`, {
         ...tokenRequest,
         host: `${name}:${port}`,
       });
 
-      // Assess
       expect(answer.status).toBe(200);
       expect(answer.body).toContain('access_token');
     },
   );
 
   it('logs one line per request with the path only, never the query string, which may carry a token', async () => {
-    // Act
     const response = await fetch(`${api.url}/nowhere?access_token=eyJ.secret.sig&x=1`);
 
-    // Assess
     expect(response.status).toBe(404);
     const line = /^\d\d:\d\d:\d\d GET \/nowhere 404 \d+ms$/;
     await vi.waitFor(() => expect(logged).toContainEqual(expect.stringMatching(line)));
@@ -84,14 +80,12 @@ describe('startLocalApi answers only to its own host names (DNS rebinding)', () 
     ['GET', '/.well-known/jwks.json'],
     ['POST', '/plants'],
   ])('answers %s %s for another name with 421 and no token', async (method, path) => {
-    // Act
     const answers = await Promise.all(
       ['rebind.attacker.example', `rebind.attacker.example:${port}`, '127.0.0.1:1'].map((host) =>
         rawRequest(`${api.url}${path}`, { ...tokenRequest, method, host }),
       ),
     );
 
-    // Assess
     for (const answer of answers) {
       expect(answer.status).toBe(421);
       expect(JSON.parse(answer.body)).toEqual({ message: 'Misdirected Request' });
@@ -101,24 +95,19 @@ describe('startLocalApi answers only to its own host names (DNS rebinding)', () 
 
 describe('startLocalApi on an address other machines can reach', () => {
   it('refuses to start with the published default client secret, naming PLANTS_CLIENT_SECRET', async () => {
-    // Act
     const started = startLocalApi({ host: '0.0.0.0', port: 0, log: () => {} });
 
-    // Assess
     await expect(started).rejects.toThrow(LocalConfigError);
     await expect(started).rejects.toThrow(/HOST 0\.0\.0\.0 .*PLANTS_CLIENT_SECRET/);
   });
 
   it('starts with a secret of its own, and its docs page holds no token', async () => {
-    // Prepare
     const api = await startLocalApi({ host: '0.0.0.0', port: 0, client, log: () => {} });
 
     try {
-      // Act
       const response = await fetch(`${api.url}/docs`);
       const page = await response.text();
 
-      // Assess
       expect(response.status).toBe(200);
       expect(page).toContain('SwaggerUIBundle');
       expect(page).not.toContain('preauthorizeApiKey');
@@ -154,7 +143,6 @@ async function firstAnswer(url: string, init: RequestInit): Promise<Response> {
 
 describe('startLocalApi while the function is still starting (warm-up)', () => {
   it('holds requests from the first accepted connection and answers every route, as API Gateway does on a cold start', async () => {
-    // Prepare
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const starting = startLocalApi({
@@ -165,7 +153,7 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
       handlerUrl: new URL('./fixtures/slow-init-handler.ts', import.meta.url).href,
     });
 
-    // Act: the port opens before the function's 1.5 s init, so these connect during the warm-up.
+    // The port opens before the function's 1.5 s init, so these connect during the warm-up.
     const [jwks, token, plants] = await Promise.all([
       firstAnswer(`${url}/.well-known/jwks.json`, {}),
       firstAnswer(`${url}/oauth2/token`, tokenRequest),
@@ -174,7 +162,6 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
     const api = await starting;
 
     try {
-      // Assess
       expect([jwks.status, token.status, plants.status]).toEqual([200, 200, 201]);
       expect(await plants.text()).toBe('created');
     } finally {
@@ -183,7 +170,6 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
   }, 20_000);
 
   it('answers 503 once a request has been held for the warm-up bound', async () => {
-    // Prepare
     const port = await freePort();
     const starting = startLocalApi({
       host: '127.0.0.1',
@@ -194,12 +180,11 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
       limits: { warmUpMs: 200 },
     });
 
-    // Act: the function's init takes 1.5 s, far past the 200 ms bound.
+    // The function's init takes 1.5 s, far past the 200 ms bound.
     const held = await firstAnswer(`http://127.0.0.1:${port}/plants`, { method: 'POST' });
     const api = await starting;
 
     try {
-      // Assess
       expect(held.status).toBe(503);
       expect(await held.json()).toEqual({ message: 'Service Unavailable' });
     } finally {
@@ -249,21 +234,18 @@ describe('startLocalApi under many slow uploads', () => {
   const stall: (() => void)[] = [];
 
   it('answers 429 once the bodies held in memory reach the bound, and keeps what is stored', async () => {
-    // Prepare
     const plant = `{"id":7,"name":"Fern","padding":"${'x'.repeat(10_000)}"}`;
     expect((await createPlant(api, token, plant)).status).toBe(200);
     const stalled = stalledUpload(budget, budget - 1_000);
     // Server and test share one event loop: a short wait lets the server read the stalled bytes.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
-    // Act
     const refused = await createPlant(api, token, plant);
     const stalledStatus = await Promise.race([stalled, 'still uploading']);
     for (const stop of stall.splice(0)) stop();
     await new Promise((resolve) => setTimeout(resolve, 100));
     const replay = await createPlant(api, token, plant);
 
-    // Assess
     expect(stalledStatus).toBe('still uploading');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
@@ -272,7 +254,6 @@ describe('startLocalApi under many slow uploads', () => {
   });
 
   it('times out a body that stops coming with 408 and gives its bytes back', async () => {
-    // Act
     const status = await stalledUpload(budget, budget - 1_000);
     const next = await createPlant(
       api,
@@ -280,7 +261,6 @@ describe('startLocalApi under many slow uploads', () => {
       `{"id":8,"name":"Ivy","padding":"${'x'.repeat(10_000)}"}`,
     );
 
-    // Assess
     expect(status).toBe(408);
     expect(next.status).toBe(200);
   }, 10_000);
@@ -288,7 +268,7 @@ describe('startLocalApi under many slow uploads', () => {
 
 describe('startLocalApi while it closes', () => {
   it('still checks the Host of a request whose headers complete after close() has begun', async () => {
-    // Prepare: a connection with a request under way, its headers not yet complete.
+    // A connection with a request under way, its headers not yet complete.
     const api = await startLocalApi({ host: '127.0.0.1', port: 0, client, log: () => {} });
     const { port } = new URL(api.url);
     const socket = connect(Number(port), '127.0.0.1');
@@ -300,13 +280,13 @@ describe('startLocalApi while it closes', () => {
       answer += chunk;
     });
 
-    // Act: the server stops listening (its address is gone), then the headers complete.
+    // The server stops listening (its address is gone), then the headers complete.
     const closing = api.close();
     socket.end('\r\n');
     await new Promise((resolve) => socket.once('close', resolve));
     await closing;
 
-    // Assess: answered like any other request, not a crash of the server process.
+    // Answered like any other request, not a crash of the server process.
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
   });
 });

@@ -29,10 +29,8 @@ describe('startLocalApi', () => {
   });
 
   it('answers the README curl example with 200 and the Plant, using a token from /oauth2/token', async () => {
-    // Act
     const response = await createPlant(api, token, curlBody);
 
-    // Assess
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('apigw-requestid')).toBeTruthy();
@@ -40,7 +38,6 @@ describe('startLocalApi', () => {
   });
 
   it('accepts a token from the token module, signed with the key in the data directory', async () => {
-    // Prepare
     const cliToken = await localToken({
       host: '127.0.0.1',
       port: 1,
@@ -48,20 +45,16 @@ describe('startLocalApi', () => {
       client,
     });
 
-    // Act
     const response = await createPlant(api, cliToken, '{"id":2,"name":"Ivy"}');
 
-    // Assess
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ name: 'Ivy' });
   });
 
   it('keeps ids exact over the int64 range', async () => {
-    // Act
     const max = await createPlant(api, token, '{"id":9223372036854775807,"name":"Max"}');
     const belowMax = await createPlant(api, token, '{"id":9223372036854775806,"name":"Below"}');
 
-    // Assess
     expect([max.status, belowMax.status]).toEqual([200, 200]);
   });
 
@@ -74,14 +67,11 @@ describe('startLocalApi', () => {
     ['a body over the handler limit', 'valid', 'application/json', `"${'x'.repeat(2 ** 21)}"`, 413],
     ['the same id with another name', 'valid', 'application/json', '{"id":1,"name":"Rose"}', 409],
   ])('answers %s with a JSON {error, message} body', async (_name, auth, type, body, status) => {
-    // Prepare
     const headers: Record<string, string> = { 'content-type': type };
     if (auth !== undefined) headers.authorization = `Bearer ${auth === 'valid' ? token : auth}`;
 
-    // Act
     const response = await fetch(`${api.url}/plants`, { method: 'POST', headers, body });
 
-    // Assess
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const error = (await response.json()) as Record<string, unknown>;
@@ -91,13 +81,10 @@ describe('startLocalApi', () => {
   });
 
   it('answers a valid token without the plants/write scope with 403', async () => {
-    // Prepare
     const noScope = await api.issuer.mintAccessToken(['plants/read']);
 
-    // Act
     const response = await createPlant(api, noScope, '{"id":4,"name":"Moss"}');
 
-    // Assess
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: 403 });
   });
@@ -113,10 +100,8 @@ describe('startLocalApi', () => {
   ])(
     'answers %s %s like an HTTP API with no such route: 404 {"message":"Not Found"}',
     async (method, path) => {
-      // Act
       const response = await fetch(`${api.url}${path}`, { method });
 
-      // Assess
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(await response.json()).toEqual({ message: 'Not Found' });
@@ -124,32 +109,26 @@ describe('startLocalApi', () => {
   );
 
   it('answers a body over 10 MB at the gateway with 413, before the handler', async () => {
-    // Prepare
     const body = Buffer.alloc(10 * 1024 * 1024 + 1, 0x20);
 
-    // Act
     const response = await fetch(`${api.url}/plants`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body,
     });
 
-    // Assess
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ message: 'Request Entity Too Large' });
   });
 
   it('lets 50 concurrent creates of one id with different names make exactly one plant', async () => {
-    // Prepare
     const id = 9_007_199_254_740_993n;
     const bodies = Array.from({ length: 50 }, (_, i) => `{"id":${id},"name":"Plant ${i}"}`);
 
-    // Act
     const statuses = await Promise.all(
       bodies.map(async (body) => (await createPlant(api, token, body)).status),
     );
 
-    // Assess
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(49);
   });
@@ -170,7 +149,6 @@ describe('startLocalApi restarted on the same data directory', () => {
   });
 
   it('keeps the plants: a replay is 200 and a conflicting create is 409', async () => {
-    // Prepare
     const first = await startTestApi(dir);
     apis.push(first);
     const created = await createPlant(first, await clientCredentialsToken(first), curlBody);
@@ -180,11 +158,9 @@ describe('startLocalApi restarted on the same data directory', () => {
     apis.push(second);
     const token = await clientCredentialsToken(second);
 
-    // Act
     const replay = await createPlant(second, token, curlBody);
     const conflict = await createPlant(second, token, '{"id":1,"name":"Rose","tag":"indoor"}');
 
-    // Assess
     expect(replay.status).toBe(200);
     expect(await replay.json()).toEqual({ name: 'Fern', tag: 'indoor' });
     expect(conflict.status).toBe(409);
@@ -193,28 +169,22 @@ describe('startLocalApi restarted on the same data directory', () => {
   });
 
   it('refuses a second server on a directory in use, naming PLANTS_DATA_DIR', async () => {
-    // Prepare
     const running = await startTestApi(dir);
     apis.push(running);
 
-    // Act
     const second = startTestApi(dir);
 
-    // Assess
     await expect(second).rejects.toThrow(/in use.*PLANTS_DATA_DIR/s);
   });
 });
 
 describe('startLocalApi in memory', () => {
   it('serves the API with no data directory', async () => {
-    // Prepare
     const api = await startTestApi();
 
     try {
-      // Act
       const response = await createPlant(api, await clientCredentialsToken(api), curlBody);
 
-      // Assess
       expect(response.status).toBe(200);
       expect(api.dataDir).toBeUndefined();
     } finally {
@@ -223,15 +193,12 @@ describe('startLocalApi in memory', () => {
   });
 
   it('names the port and PORT when the port is in use', async () => {
-    // Prepare
     const api = await startTestApi();
     const port = Number(new URL(api.url).port);
 
     try {
-      // Act
       const clash = startLocalApi({ host: '127.0.0.1', port, log: () => {} });
 
-      // Assess
       await expect(clash).rejects.toThrow(new RegExp(`Port ${port} .*PORT=`));
     } finally {
       await api.close();

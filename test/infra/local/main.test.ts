@@ -32,7 +32,6 @@ describe('npm start (infra/local/main.ts)', () => {
   });
 
   it('prints the URL, the docs URL and a ready curl line, logs a request and the function output, and stops cleanly on SIGTERM', async () => {
-    // Prepare
     // process.execPath is the Node 24 that runs vitest, which strips the script's types itself.
     const child = spawn(process.execPath, [mainScript], {
       env: { PATH: process.env.PATH ?? '', PORT: '0', PLANTS_DATA_DIR: dir },
@@ -42,7 +41,6 @@ describe('npm start (infra/local/main.ts)', () => {
     const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
     const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1];
 
-    // Act
     const logged = waitForOutput(
       child,
       /^(?=[\s\S]*POST \/plants 200 \d+ms\n)(?=[\s\S]*"outcome":"created")/,
@@ -56,7 +54,6 @@ describe('npm start (infra/local/main.ts)', () => {
     const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
 
-    // Assess
     expect(banner).toContain(`curl -X POST ${url}/plants`);
     expect(banner).toContain(`API docs (try it in the browser) at ${url}/docs`);
     expect(banner).toContain(dir);
@@ -69,7 +66,6 @@ describe('npm start (infra/local/main.ts)', () => {
   });
 
   it('keeps a secret of your own off the screen, and warns when other machines can reach it', async () => {
-    // Prepare
     const secret = 'my-own-secret-4f2a';
     const child = spawn(process.execPath, [mainScript], {
       env: {
@@ -83,11 +79,9 @@ describe('npm start (infra/local/main.ts)', () => {
     });
     const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
 
-    // Act
     const banner = await waitForOutput(child, /Ctrl-C/);
     child.kill('SIGTERM');
 
-    // Assess
     expect(banner).not.toContain(secret);
     expect(banner).toMatch(/Client secret\s+\(PLANTS_CLIENT_SECRET, not shown\)/);
     expect(banner).toMatch(/Warning: HOST 0\.0\.0\.0 lets other machines reach this API/);
@@ -95,7 +89,6 @@ describe('npm start (infra/local/main.ts)', () => {
   });
 
   it('refuses a HOST other machines can reach while the client secret is the published default', async () => {
-    // Prepare
     const child = spawn(process.execPath, [mainScript], {
       env: { PATH: process.env.PATH ?? '', HOST: '0.0.0.0', PORT: '0', PLANTS_DATA_DIR: 'memory' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -105,10 +98,8 @@ describe('npm start (infra/local/main.ts)', () => {
       stderr += chunk.toString();
     });
 
-    // Act
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
 
-    // Assess
     expect(code).toBe(1);
     expect(stderr).toMatch(/Could not start the local API: HOST 0\.0\.0\.0 .*PLANTS_CLIENT_SECRET/);
   });

@@ -39,10 +39,8 @@ describe('token CLI (npm run -s token)', () => {
   });
 
   it('prints only a JWT that the running server accepts', async () => {
-    // Act
     const { stdout, stderr } = await runTokenCli({ PLANTS_DATA_DIR: dir });
 
-    // Assess
     expect(stdout).toMatch(jwtShape);
     expect(stderr).toBe('');
     const response = await createPlant(api, stdout.trim(), '{"id":7,"name":"Aloe"}');
@@ -50,27 +48,22 @@ describe('token CLI (npm run -s token)', () => {
   });
 
   it('keeps the signing key readable by its owner only', async () => {
-    // Act
     const { mode } = await stat(signingKeyFile(dir));
 
-    // Assess
     expect(mode & 0o777).toBe(0o600);
   });
 
   it('gets the token from the running server in memory mode', async () => {
-    // Prepare
     const memoryApi = await startTestApi();
     const { hostname, port } = new URL(memoryApi.url);
 
     try {
-      // Act
       const { stdout } = await runTokenCli({
         PLANTS_DATA_DIR: 'memory',
         HOST: hostname,
         PORT: port,
       });
 
-      // Assess
       expect(stdout).toMatch(jwtShape);
       const response = await createPlant(memoryApi, stdout.trim(), '{"id":8,"name":"Sage"}');
       expect(response.status).toBe(200);
@@ -80,10 +73,8 @@ describe('token CLI (npm run -s token)', () => {
   });
 
   it('explains on stderr, with exit code 1, that memory mode needs the server running', async () => {
-    // Act
     const failed = runTokenCli({ PLANTS_DATA_DIR: 'memory', PORT: '1' });
 
-    // Assess
     await expect(failed).rejects.toMatchObject({
       code: 1,
       stdout: '',
