@@ -37,6 +37,11 @@ export type ColdRequestSample = {
    * invoke, with whatever ran between them (work a module defers past its own loading counts).
    */
   readonly totalMs: number;
+  /**
+   * The process's CPU time to the answer, all threads. Close to `totalMs`, the run was bound by
+   * CPU rather than by the network: moving work into a round trip's wait then saves nothing.
+   */
+  readonly cpuMs: number;
   /** TCP connect, summed over the function's connections. */
   readonly connectMs: number;
   /** TLS handshakes (TCP connected to handshake done), summed over the function's connections. */
@@ -229,6 +234,7 @@ function sampleOf(
     initMs,
     firstInvokeMs,
     totalMs: finishedAt,
+    cpuMs: result.cpuMs,
     connectMs: socketTraces.reduce(
       (sum, socket) => sum + ((socket.connectedAt ?? socket.createdAt) - socket.createdAt),
       0,
@@ -290,7 +296,7 @@ function summarize(
 export function coldRequestTable(figures: readonly ColdRequestFigures[]): string[] {
   const pad = (text: string | number, width: number) => String(text).padStart(width);
   const lines = [
-    `${'cold request over TLS'.padEnd(26)}${pad('RTT', 5)}${pad('init', 8)}${pad('1st inv', 9)}${pad('total', 8)}${pad('x BARE', 8)}${pad('conns', 7)}${pad('TLS', 7)}${pad('keys', 7)}${pad('(in inv)', 9)}${pad('DDB', 7)}${pad('(in inv)', 9)}`,
+    `${'cold request over TLS'.padEnd(26)}${pad('RTT', 5)}${pad('init', 8)}${pad('1st inv', 9)}${pad('total', 8)}${pad('CPU', 8)}${pad('x BARE', 8)}${pad('conns', 7)}${pad('TLS', 7)}${pad('keys', 7)}${pad('(in inv)', 9)}${pad('DDB', 7)}${pad('(in inv)', 9)}`,
   ];
   for (const figure of figures) {
     for (const variant of coldRequestVariants) {
@@ -302,13 +308,13 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
             ? '1.00'
             : '';
       lines.push(
-        `${coldRequestLabel[variant].padEnd(26)}${pad(figure.rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(ratio, 8)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`,
+        `${coldRequestLabel[variant].padEnd(26)}${pad(figure.rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(v.cpuMs.toFixed(1), 8)}${pad(ratio, 8)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`,
       );
     }
   }
   lines.push(
     `  medians of ${figures[0]?.rounds ?? 0} interleaved rounds per RTT (fresh process each, asset from cdk synth, load ${os.loadavg()[0]?.toFixed(2)}); total = process start to the answer; x BARE = median of per-round shipped/BARE totals`,
-    '  TLS = handshakes summed; keys / DDB = first socket or request to last answer, (in inv) = the part inside the first invoke',
+    "  CPU = the process's CPU time to the answer (user + system, all threads); TLS = handshakes summed; keys / DDB = first socket or request to last answer, (in inv) = the part inside the first invoke",
   );
   return lines;
 }

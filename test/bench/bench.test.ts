@@ -13,6 +13,7 @@ type ColdRequestVariantFigures = {
   initMs: number;
   firstInvokeMs: number;
   totalMs: number;
+  cpuMs: number;
   connections: number;
   tlsMs: number;
   keySetMs: number;
@@ -73,6 +74,8 @@ describe('npm run bench', () => {
       expect(figures.runs).toBe(1);
       // Process start to the answer: init, the hand-over of the event, then the first invoke.
       expect(figures.totalMs).toBeGreaterThanOrEqual(figures.initMs + figures.firstInvokeMs - 0.2);
+      // Every process spends CPU time to start; a figure of 0 would mean it was never read.
+      expect(figures.cpuMs).toBeGreaterThan(0);
     }
     // The shipped asset reached both TLS endpoints; BARE only DynamoDB; FLOOR nothing.
     expect(coldRequest?.variants.shipped.connections).toBe(2);
