@@ -38,8 +38,8 @@ export type ColdRequestSample = {
    */
   readonly totalMs: number;
   /**
-   * The process's CPU time to the answer, all threads. Close to `totalMs`, the run was bound by
-   * CPU rather than by the network: moving work into a round trip's wait then saves nothing.
+   * The main thread's CPU time to the answer. Close to `totalMs`, the run was bound by CPU rather
+   * than by the network: moving work into a round trip's wait then saves nothing.
    */
   readonly cpuMs: number;
   /** TCP connect, summed over the function's connections. */
@@ -314,7 +314,7 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
   }
   lines.push(
     `  medians of ${figures[0]?.rounds ?? 0} interleaved rounds per RTT (fresh process each, asset from cdk synth, load ${os.loadavg()[0]?.toFixed(2)}); total = process start to the answer; x BARE = median of per-round shipped/BARE totals`,
-    "  CPU = the process's CPU time to the answer (user + system, all threads); TLS = handshakes summed; keys / DDB = first socket or request to last answer, (in inv) = the part inside the first invoke",
+    "  CPU = the main thread's CPU time to the answer (user + system); TLS = handshakes summed; keys / DDB = first socket or request to last answer, (in inv) = the part inside the first invoke",
   );
   return lines;
 }
