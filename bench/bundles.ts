@@ -2,7 +2,11 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { bundleFileName, createPlantEntry, esbuildBuildOptions } from '../infra/bundling.ts';
+import {
+  bundleFileName,
+  createPlantEntry,
+  esbuildBuildOptions,
+} from '../infra/bundling/bundling.ts';
 
 export type BundleName = 'floor' | 'bare' | 'shipped' | 'shipped-noop-store';
 

@@ -6,14 +6,14 @@ import {
   findLambdaFunction,
   type LambdaFunctionSpec,
   synthesizeApp,
-} from '../fixtures/cloud-assembly.ts';
-import type { Deployment } from '../fixtures/cloudformation.ts';
-import { type HttpsEndpoint, startHttpsEndpoint } from '../fixtures/https-endpoint.ts';
-import { deployedEnvironment } from '../fixtures/lambda-environment.ts';
-import { type InvokeResult, startLambdaProcess } from '../fixtures/lambda-process.ts';
-import payloadV2Event from '../fixtures/payload-v2-event.json' with { type: 'json' };
-import type { TestIssuer } from '../fixtures/test-issuer.ts';
-import { createThrowawayCa, type ThrowawayCa } from '../fixtures/throwaway-ca.ts';
+} from '../test/support/cloud-assembly.ts';
+import type { Deployment } from '../test/support/cloudformation.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../test/support/https-endpoint.ts';
+import { deployedEnvironment } from '../test/support/lambda-environment.ts';
+import { type InvokeResult, startLambdaProcess } from '../test/support/lambda-process.ts';
+import payloadV2Event from '../test/support/payload-v2-event.json' with { type: 'json' };
+import type { TestIssuer } from '../test/support/test-issuer.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../test/support/throwaway-ca.ts';
 import type { BuiltBundle } from './bundles.ts';
 import { median, round } from './stats.ts';
 

@@ -1,4 +1,4 @@
-import { startDynalite } from '../fixtures/dynalite-server.ts';
+import { startDynalite } from '../test/support/dynalite-server.ts';
 
 /**
  * The store for warm runs, in a process of its own so that its CPU never shows up in a measured

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { version as esbuildVersion } from 'esbuild';
-import { startTestIssuer } from '../fixtures/test-issuer.ts';
-import { nodeOptions } from '../infra/bundling.ts';
+import { nodeOptions } from '../infra/bundling/bundling.ts';
+import { startTestIssuer } from '../test/support/test-issuer.ts';
 import { type BuiltBundle, type BundleName, buildBundles } from './bundles.ts';
 import { renderChart } from './chart.ts';
 import {

@@ -5,7 +5,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import fixture from '../fixtures/payload-v2-event.json' with { type: 'json' };
+import fixture from '../test/support/payload-v2-event.json' with { type: 'json' };
 
 /**
  * One warm run, in a fresh process per bundle: import the bundle, invoke it sequentially the way a

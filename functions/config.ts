@@ -1,4 +1,4 @@
-import type { AwsCredentials } from './aws/aws-signature-v4.ts';
+import type { AwsCredentials } from './connections/aws-signature-v4.ts';
 
 export type Config = {
   /** Lambda's own variable; names the metrics' `Service` dimension so stages stay apart. */

@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { staticDocsPage } from './api-docs.ts';
+import { staticDocsPage } from '../dev-server/api-docs.ts';
 
 const { values } = parseArgs({
   options: { out: { type: 'string', default: 'dist/docs/index.html' } },

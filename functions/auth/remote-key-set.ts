@@ -7,7 +7,7 @@ import {
   type JSONWebKeySet,
   type JWSHeaderParameters,
 } from 'jose';
-import { sendRequest } from '../outbound-http.ts';
+import { sendRequest } from '../connections/outbound-http.ts';
 
 export type RemoteKeySetOptions = {
   /** The whole fetch, connect to last byte. */

@@ -1,8 +1,8 @@
 // First, before any other module evaluates: opens the cold request's connections (see there).
-import '../open-connections.ts';
+import '../connections/open-connections.ts';
 import { createJwtVerifier } from '../auth/token-verifier.ts';
-import { createDynamoDbClient } from '../aws/dynamodb-client.ts';
-import { config, dynamoDbAgent, issuerAgent } from '../open-connections.ts';
+import { createDynamoDbClient } from '../connections/dynamodb-client.ts';
+import { config, dynamoDbAgent, issuerAgent } from '../connections/open-connections.ts';
 import { createDynamoDbPlantStore } from '../plants/dynamodb-plant-store.ts';
 import { makeHandler } from './create-plant.ts';
 

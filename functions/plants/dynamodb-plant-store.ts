@@ -2,7 +2,7 @@ import {
   type DynamoDbClient,
   DynamoDbServiceError,
   DynamoDbUnavailableError,
-} from '../aws/dynamodb-client.ts';
+} from '../connections/dynamodb-client.ts';
 import { type NewPlant, type Plant, plantOf } from './new-plant.ts';
 import {
   isReplay,

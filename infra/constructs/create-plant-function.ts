@@ -18,7 +18,12 @@ import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { envNames } from '../../functions/config.ts';
-import { cdkBundlingOptions, createPlantEntry, nodeOptions, projectRoot } from '../bundling.ts';
+import {
+  cdkBundlingOptions,
+  createPlantEntry,
+  nodeOptions,
+  projectRoot,
+} from '../bundling/bundling.ts';
 import { createPlantFunctionSettings } from '../function-settings.ts';
 
 /**

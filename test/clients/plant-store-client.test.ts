@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStoreClient, exactJson } from '../../clients/plant-store-client.ts';
-import type { LocalApi } from '../../infra/local/local-api.ts';
-import { clientCredentialsToken, startTestApi } from '../infra/local/local-api-fixture.ts';
+import type { LocalApi } from '../../dev-server/local-api.ts';
+import { clientCredentialsToken, startTestApi } from '../support/local-api-fixture.ts';
 
 describe('exactJson', () => {
   it.each([

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../infra/local/local-api.ts';
-import { staticDocsPage } from '../../scripts/api-docs.ts';
-import { startTestApi } from '../infra/local/local-api-fixture.ts';
+import { staticDocsPage } from '../../dev-server/api-docs.ts';
+import type { LocalApi } from '../../dev-server/local-api.ts';
+import { startTestApi } from '../support/local-api-fixture.ts';
 import { launchChromium } from './browser.ts';
 
 /** The README shows this; `UPDATE_SCREENSHOT=1` rewrites it, otherwise CI leaves the tree clean. */

@@ -10,10 +10,10 @@ import {
   SignJWT,
 } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { MintOptions, TestIssuer } from '../../fixtures/test-issuer.ts';
 import { expectErrorShape, hygieneHeaders } from '../support/contract.ts';
 import { fakeEvent } from '../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
+import type { MintOptions, TestIssuer } from '../support/test-issuer.ts';
 
 /**
  * The API accepts tokens for itself (as `aud`) or for one client (Cognito's `client_id`). The

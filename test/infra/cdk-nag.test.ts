@@ -3,7 +3,7 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { buildStack } from './support/synth.ts';
+import { buildStack } from '../support/synth.ts';
 
 type Acknowledged = { readonly path: string; readonly id: string; readonly reason: string };
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readCiConfig } from '../../infra/ci-config.ts';
 import { PlantStoreCiStack, type PlantStoreCiStackProps } from '../../infra/ci-stack.ts';
 import { StageConfigError } from '../../infra/stage-config.ts';
-import { onlyResource } from './support/synth.ts';
+import { onlyResource } from '../support/synth.ts';
 
 type Statement = {
   Action: string | string[];

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { onlyResource, type TemplateResource as Resource, synthStack } from './support/synth.ts';
+import { onlyResource, type TemplateResource as Resource, synthStack } from '../support/synth.ts';
 
 let template: Template;
 

@@ -5,8 +5,8 @@ import {
   outcomeOf,
   type RequestOutcome,
 } from '../../functions/http/request-metrics.ts';
-import { extractedMetrics } from './support/emf.ts';
-import { synthStack } from './support/synth.ts';
+import { extractedMetrics } from '../support/emf.ts';
+import { synthStack } from '../support/synth.ts';
 
 /**
  * The alarms and the dashboard read custom metrics by namespace, name and dimensions; the function

@@ -5,22 +5,22 @@ import path from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evaluateCfn } from '../../fixtures/cloudformation.ts';
 import {
   embeddedMetrics,
   metricsNamespace,
   outcomeMetric,
   type RequestOutcome,
 } from '../../functions/http/request-metrics.ts';
-import { bundleFileName, esbuildBuildOptions, nodeOptions } from '../../infra/bundling.ts';
+import { bundleFileName, esbuildBuildOptions, nodeOptions } from '../../infra/bundling/bundling.ts';
 import { accessLogFields } from '../../infra/constructs/plants-http-api.ts';
 import { StageConfigError } from '../../infra/stage-config.ts';
+import { evaluateCfn } from '../support/cloudformation.ts';
 import {
   onlyResource,
   type TemplateResource as Resource,
   type Synthesized,
   synthStack,
-} from './support/synth.ts';
+} from '../support/synth.ts';
 
 /** One synth with real esbuild bundling for the whole file: it is the slow part. */
 let synthesized: Synthesized;

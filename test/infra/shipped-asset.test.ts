@@ -10,20 +10,20 @@ import {
   findLambdaFunction,
   type LambdaFunctionSpec,
   synthesizeApp,
-} from '../../fixtures/cloud-assembly.ts';
-import { type Deployment, evaluateCfn } from '../../fixtures/cloudformation.ts';
-import { type DynaliteServer, startDynalite } from '../../fixtures/dynalite-server.ts';
-import { type HttpsEndpoint, startHttpsEndpoint } from '../../fixtures/https-endpoint.ts';
-import { deployedEnvironment } from '../../fixtures/lambda-environment.ts';
+} from '../support/cloud-assembly.ts';
+import { type Deployment, evaluateCfn } from '../support/cloudformation.ts';
+import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
+import { extractedMetrics } from '../support/emf.ts';
+import { fakeEvent } from '../support/fake-event.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../support/https-endpoint.ts';
+import { deployedEnvironment } from '../support/lambda-environment.ts';
 import {
   type InvokeResult,
   type LambdaProcess,
   startLambdaProcess,
-} from '../../fixtures/lambda-process.ts';
-import { startTestIssuer, type TestIssuer } from '../../fixtures/test-issuer.ts';
-import { createThrowawayCa, type ThrowawayCa } from '../../fixtures/throwaway-ca.ts';
-import { fakeEvent } from '../support/fake-event.ts';
-import { extractedMetrics } from './support/emf.ts';
+} from '../support/lambda-process.ts';
+import { startTestIssuer, type TestIssuer } from '../support/test-issuer.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../support/throwaway-ca.ts';
 
 /**
  * The asset `npx cdk synth` writes to cdk.out, in the default Cognito mode, run as Lambda runs it:

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { validateAction, validateWorkflow } from '@action-validator/core';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { projectRoot } from '../../infra/bundling.ts';
+import { projectRoot } from '../../infra/bundling/bundling.ts';
 import { readCiConfig } from '../../infra/ci-config.ts';
 
 const workflowsDir = path.join(projectRoot, '.github', 'workflows');

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../infra/local/local-api.ts';
-import { clientCredentialsToken, startTestApi } from '../infra/local/local-api-fixture.ts';
+import type { LocalApi } from '../../dev-server/local-api.ts';
+import { clientCredentialsToken, startTestApi } from '../support/local-api-fixture.ts';
 
 const smokeScript = fileURLToPath(new URL('../../scripts/smoke.ts', import.meta.url));
 const run = promisify(execFile);

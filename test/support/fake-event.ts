@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import fixture from '../../fixtures/payload-v2-event.json' with { type: 'json' };
+import fixture from './payload-v2-event.json' with { type: 'json' };
 
 export type EventOverrides = {
   readonly body?: string | undefined;

@@ -8,7 +8,7 @@ import {
   GetItemCommand,
   type KeySchemaElement,
 } from '@aws-sdk/client-dynamodb';
-import { localAwsCredentials } from '../../infra/local/dynamodb.ts';
+import { localAwsCredentials } from '../../dev-server/dynamodb.ts';
 
 /**
  * What the proxy does to one DynamoDB request:

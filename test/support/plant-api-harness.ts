@@ -1,17 +1,17 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type DynaliteServer, startDynalite } from '../../fixtures/dynalite-server.ts';
-import { startTestIssuer, type TestIssuer } from '../../fixtures/test-issuer.ts';
 import { createJwtVerifier } from '../../functions/auth/token-verifier.ts';
 import {
   createDynamoDbClient,
   type DynamoDbClientOptions,
-} from '../../functions/aws/dynamodb-client.ts';
+} from '../../functions/connections/dynamodb-client.ts';
 import { makeHandler } from '../../functions/create-plant/create-plant.ts';
 import type { Logger, LogLevel } from '../../functions/log.ts';
 import { createDynamoDbPlantStore } from '../../functions/plants/dynamodb-plant-store.ts';
 import type { PlantStore } from '../../functions/plants/plant-store.ts';
+import { type DynaliteServer, startDynalite } from './dynalite-server.ts';
 import { fakeContext } from './fake-event.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
+import { startTestIssuer, type TestIssuer } from './test-issuer.ts';
 
 export type LogLine = {
   level: LogLevel;

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors, jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestIssuer, type TestIssuer } from '../../../fixtures/test-issuer.ts';
 import { createRemoteKeySet } from '../../../functions/auth/remote-key-set.ts';
-import { keepAliveAgent, preconnect } from '../../../functions/outbound-http.ts';
+import { keepAliveAgent, preconnect } from '../../../functions/connections/outbound-http.ts';
+import { startTestIssuer, type TestIssuer } from '../../support/test-issuer.ts';
 
 const production = { timeoutMs: 3000, cooldownMs: 30_000, cacheMaxAgeMs: 600_000 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -7,7 +7,7 @@ import {
   outcomeOf,
 } from '../../../functions/http/request-metrics.ts';
 import { StoreUnavailableError } from '../../../functions/plants/plant-store.ts';
-import { extractedMetrics } from '../../infra/support/emf.ts';
+import { extractedMetrics } from '../../support/emf.ts';
 
 describe('outcomeOf', () => {
   it.each<[number | undefined, 'created' | 'replayed' | undefined, string]>([

@@ -4,8 +4,8 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DynaliteServer, startDynalite } from '../../../fixtures/dynalite-server.ts';
-import { createDynamoDbClient } from '../../../functions/aws/dynamodb-client.ts';
+import { localAwsCredentials } from '../../../dev-server/dynamodb.ts';
+import { createDynamoDbClient } from '../../../functions/connections/dynamodb-client.ts';
 import { createDynamoDbPlantStore } from '../../../functions/plants/dynamodb-plant-store.ts';
 import type { NewPlant, Plant } from '../../../functions/plants/new-plant.ts';
 import {
@@ -13,7 +13,7 @@ import {
   type PlantStore,
   StoreUnavailableError,
 } from '../../../functions/plants/plant-store.ts';
-import { localAwsCredentials } from '../../../infra/local/dynamodb.ts';
+import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
 import {
   type ConditionFailureAnswer,
   type FaultProxy,

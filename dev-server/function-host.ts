@@ -1,0 +1,97 @@
+import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { envNames } from '../functions/config.ts';
+import { createPlantFunctionSettings } from '../infra/function-settings.ts';
+import { localAwsCredentials } from './dynamodb.ts';
+
+export interface LocalFunction {
+  /** The handler's result; `undefined` when it threw, timed out or crashed (API Gateway's 500). */
+  invoke(event: APIGatewayProxyEventV2): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+export class FunctionInitError extends Error {
+  constructor(message: string) {
+    super(`The function failed to initialise: ${message}`);
+    this.name = 'FunctionInitError';
+  }
+}
+
+/** `initError` once (absent when the handler loaded), then results. */
+export type FromWorker = { initError?: string } | { id: number; result?: unknown };
+
+/**
+ * The handler in a worker thread of its own, the local counterpart of a Lambda execution
+ * environment: its own `process.env` and module graph, so the unmodified handler configures itself
+ * at import as it does on AWS, and one process can run several local APIs (the tests do). What the
+ * function writes to stdout reaches `log` line by line, as it reaches CloudWatch. Resolves once the
+ * handler has loaded, so a handler that cannot load fails `npm start` at once.
+ */
+export async function startFunction(
+  handlerUrl: string,
+  settings: Record<'tableName' | 'issuer' | 'audience' | 'scope' | 'dynamodbEndpoint', string>,
+  log: (line: string) => void,
+): Promise<LocalFunction> {
+  // The stack's variables and dummy credentials for dynalite; nothing of the developer's own (no
+  // real AWS profile or endpoint).
+  const env = {
+    [envNames.tableName]: settings.tableName,
+    [envNames.issuer]: settings.issuer,
+    [envNames.audiences]: settings.audience,
+    [envNames.scope]: settings.scope,
+    [envNames.dynamodbEndpoint]: settings.dynamodbEndpoint,
+    AWS_REGION: localAwsCredentials.region,
+    AWS_ACCESS_KEY_ID: localAwsCredentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: localAwsCredentials.secretAccessKey,
+  };
+  const worker = new Worker(new URL('./function-worker.ts', import.meta.url), {
+    workerData: handlerUrl,
+    env,
+    stdout: true,
+  });
+  createInterface({ input: worker.stdout }).on('line', log);
+  const loaded = Promise.withResolvers<void>();
+  const pending = new Map<number, (result: unknown) => void>();
+  let exited = false;
+  // One listener for the worker's life: Node stops delivering a worker's messages promptly once
+  // all its 'message' listeners have been removed, even if one is added again later.
+  worker.on('message', (message: FromWorker) => {
+    if ('id' in message) pending.get(message.id)?.(message.result);
+    else if (message.initError === undefined) loaded.resolve();
+    else loaded.reject(new FunctionInitError(message.initError));
+  });
+  worker.on('error', (error) => {
+    console.error('local function crashed (requests get 500 until a restart):', error);
+  });
+  worker.on('exit', (code) => {
+    // Lambda would start a fresh environment; here the next requests get 500 until a restart.
+    exited = true;
+    loaded.reject(new FunctionInitError(`its worker exited with code ${code}`));
+    for (const settle of pending.values()) settle(undefined);
+  });
+  await loaded.promise;
+
+  const timeoutMs = createPlantFunctionSettings.timeoutSeconds * 1000;
+  let nextId = 0;
+  return {
+    invoke: (event) => {
+      if (exited) return Promise.resolve(undefined);
+      const id = nextId++;
+      return new Promise((resolve) => {
+        // Lambda stops an invocation at the function timeout; here the late result is dropped.
+        const timer = setTimeout(() => {
+          console.error(`local function: task timed out after ${timeoutMs} ms`);
+          pending.get(id)?.(undefined);
+        }, timeoutMs);
+        pending.set(id, (result) => {
+          clearTimeout(timer);
+          pending.delete(id);
+          resolve(result);
+        });
+        worker.postMessage({ id, event });
+      });
+    },
+    stop: () => worker.terminate().then(() => undefined),
+  };
+}

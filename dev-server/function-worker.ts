@@ -1,0 +1,64 @@
+// Inside the function's worker thread (see function-host.ts). The worker was given the function's
+// environment, so the handler module configures itself from `process.env` at import exactly as it
+// does on AWS; this file only relays events and results.
+import { randomUUID } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Context } from 'aws-lambda';
+import { createPlantFunctionSettings } from '../infra/function-settings.ts';
+import type { FromWorker } from './function-host.ts';
+
+const port = parentPort as NonNullable<typeof parentPort>;
+const post = (message: FromWorker) => port.postMessage(message);
+const errorText = (error: unknown) =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+let handler: Handler;
+try {
+  const module = (await import(workerData as string)) as { handler?: unknown };
+  if (typeof module.handler !== 'function') {
+    throw new TypeError(`${workerData} does not export a function named handler`);
+  }
+  handler = module.handler as Handler;
+} catch (error) {
+  post({ initError: errorText(error) });
+  process.exit(1);
+}
+post({});
+
+port.on('message', ({ id, event }: { id: number; event: unknown }) => {
+  const context = lambdaContext();
+  handler(event, context).then(
+    (result) => post({ id, result }),
+    (error: unknown) => {
+      // Logged the way Lambda's runtime logs an unhandled error; the gateway answers 500.
+      const line = { level: 'ERROR', requestId: context.awsRequestId, error: errorText(error) };
+      console.error(JSON.stringify(line));
+      post({ id });
+    },
+  );
+});
+
+/** What Lambda tells the function about itself, with the stack's settings. */
+function lambdaContext(): Context {
+  const { memoryMb, timeoutSeconds } = createPlantFunctionSettings;
+  const functionName = 'create-plant';
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const noCallbacks = () => {
+    throw new Error('Callback-style completion is not supported by the nodejs24.x runtime');
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(memoryMb),
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: noCallbacks,
+    fail: noCallbacks,
+    succeed: noCallbacks,
+  };
+}

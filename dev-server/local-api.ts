@@ -1,0 +1,109 @@
+import { join } from 'node:path';
+import { defaults, isLoopback, type LocalConfig, LocalConfigError } from './config.ts';
+import { lockDataDir } from './data-dir.ts';
+import { DevIssuer, plantsWriteScope } from './dev-issuer.ts';
+import { startDynamoDb } from './dynamodb.ts';
+import { startFunction } from './function-host.ts';
+import { loadOrCreateSigningKey, recordIssuer } from './issuer-files.ts';
+import { routes } from './routes.ts';
+import { type RequestHandler, startServer } from './server.ts';
+
+export const localTableName = 'plants';
+
+/** What keeps one local server small and responsive under many clients; tests lower them. */
+export const defaultLimits = {
+  /** Request bodies held in memory at once, across requests; past it a request gets 429. */
+  bodyBytesInFlight: 32 * 1024 * 1024,
+  /** Time to receive a whole request, headers and body; past it Node answers 408 and closes. */
+  requestTimeoutMs: 30_000,
+  /** How long a request that arrives while the function is starting is held: Lambda's init limit. */
+  warmUpMs: 10_000,
+};
+export type LocalLimits = typeof defaultLimits;
+
+/** `port` 0 picks a free port, as tests do; `dataDir` absent keeps everything in memory. */
+export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
+  readonly dataDir?: string | undefined;
+  /** @default local-client / local-secret */
+  readonly client?: LocalConfig['client'];
+  /** One line per request, and the function's own log lines as it writes them; @default console.log */
+  readonly log?: (line: string) => void;
+  /** @default the real handler, functions/create-plant/handler.ts */
+  readonly handlerUrl?: string;
+  readonly limits?: Partial<LocalLimits>;
+}
+
+export interface LocalApi {
+  /** Base URL of the API, also the token issuer, e.g. `http://127.0.0.1:3000`. */
+  readonly url: string;
+  readonly issuer: DevIssuer;
+  readonly dataDir: string | undefined;
+  /** Finishes requests in flight, stops the function, flushes the store, unlocks the directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local stand-in for the AWS deployment, in order: the data directory's lock, the
+ * issuer's key, dynalite for the table, the HTTP server (listening at once, holding requests), then
+ * the unmodified handler, with the issuer (Cognito's stand-in) at the server's own URL.
+ */
+export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+  const { host, port, dataDir, log = console.log } = options;
+  const client = options.client ?? { id: defaults.clientId, secret: defaults.clientSecret };
+  if (!isLoopback(host) && client.secret === defaults.clientSecret) {
+    throw new LocalConfigError(
+      `HOST ${host} lets other machines reach the API, and its token endpoint would hand ` +
+        `out tokens for the published default secret "${defaults.clientSecret}": set ` +
+        'PLANTS_CLIENT_SECRET to a secret of your own, or leave HOST unset (127.0.0.1).',
+    );
+  }
+  const limits = { ...defaultLimits, ...options.limits };
+  // Undone in reverse: the server drains its requests in flight first, then the function stops,
+  // then the store closes (flushing LevelDB), then the data directory is unlocked.
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
+  const handler = Promise.withResolvers<RequestHandler | undefined>();
+
+  try {
+    if (dataDir !== undefined) {
+      const lock = await lockDataDir(dataDir);
+      stops.push(() => lock.release());
+    }
+    const key = await loadOrCreateSigningKey(dataDir);
+    const storeDir = dataDir && join(dataDir, 'dynamodb');
+    const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
+    stops.push(() => dynamodb.close());
+
+    const server = await startServer({ host, port, log, ...limits }, handler.promise);
+    stops.push(() => server.close());
+    const issuer = new DevIssuer({ issuer: server.url, key, client });
+    if (dataDir !== undefined) await recordIssuer(dataDir, server.url);
+
+    const handlerUrl =
+      options.handlerUrl ?? new URL('../functions/create-plant/handler.ts', import.meta.url).href;
+    const fn = await startFunction(
+      handlerUrl,
+      {
+        tableName: localTableName,
+        issuer: server.url,
+        audience: client.id,
+        scope: plantsWriteScope,
+        dynamodbEndpoint: dynamodb.endpoint,
+      },
+      log,
+    );
+    stops.splice(-1, 0, () => fn.stop());
+    const bodyBudget = { free: limits.bodyBytesInFlight };
+    handler.resolve(routes({ issuer, fn, devTokenInDocs: isLoopback(host), bodyBudget }));
+
+    let closing: Promise<void> | undefined;
+    return { url: server.url, issuer, dataDir, close: () => (closing ??= stopAll()) };
+  } catch (error) {
+    // Requests held for the start get their 503 before the server drains them.
+    handler.resolve(undefined);
+    await stopAll().catch(() => undefined);
+    throw error;
+  }
+}

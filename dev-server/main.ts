@@ -1,0 +1,71 @@
+// `npm start`: the Plant Store API on this machine, with local stand-ins for the AWS pieces.
+
+import { docsPaths } from './api-docs.ts';
+import { defaults, isLoopback, type LocalConfig, loadLocalConfig } from './config.ts';
+import { issuerPaths } from './dev-issuer.ts';
+import { type LocalApi, startLocalApi } from './local-api.ts';
+
+let api: LocalApi;
+let ready: string;
+try {
+  const config = loadLocalConfig();
+  api = await startLocalApi(config);
+  ready = banner(api, config, await api.issuer.mintAccessToken());
+} catch (error) {
+  // The messages of start-up errors say what to change; a stack trace would bury that.
+  console.error(`Could not start the local API: ${error instanceof Error ? error.message : error}`);
+  process.exit(1);
+}
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) {
+      console.error('Stopping at once.');
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`\n${signal}: stopping (finishing requests in flight, flushing the store)...`);
+    api.close().then(
+      () => {
+        console.log('Stopped.');
+        // Let stdout drain and the process end by itself; force it only if something lingers.
+        process.exitCode = 0;
+        setTimeout(() => process.exit(0), 1_000).unref();
+      },
+      (error: unknown) => {
+        console.error('Could not stop cleanly:', error);
+        process.exit(1);
+      },
+    );
+  });
+}
+// Printed once Ctrl-C is handled: a script that stops the server after the banner stops it cleanly.
+console.log(ready);
+
+function banner({ url, dataDir }: LocalApi, { host, client }: LocalConfig, token: string): string {
+  const body = JSON.stringify({ id: 1, name: 'Fern', tag: 'indoor' });
+  // The default secret is published in the README; a secret of the user's own stays off the screen.
+  const secret =
+    client.secret === defaults.clientSecret ? client.secret : '(PLANTS_CLIENT_SECRET, not shown)';
+  const exposed = isLoopback(host)
+    ? ''
+    : `Warning: HOST ${host} lets other machines reach this API, and anyone who has the client ` +
+      'secret can get a token from it. /docs holds no token here.\n\n';
+  return `
+Plant Store API (local) at ${url}
+API docs (try it in the browser) at ${url}${docsPaths.page}
+
+${exposed}Try it (the token is valid for 1 hour; \`npm run -s token\` prints a fresh one):
+
+  curl -X POST ${url}/plants -H "Authorization: Bearer ${token}" -H 'content-type: application/json' -d '${body}'
+
+  Data          ${dataDir ?? 'in memory (PLANTS_DATA_DIR=memory): gone when this stops'}
+  Token URL     ${url}${issuerPaths.token}  (OAuth 2.0 client credentials, like Cognito)
+  Client id     ${client.id}
+  Client secret ${secret}
+  JWKS          ${url}${issuerPaths.jwks}
+
+Ctrl-C stops it.
+`;
+}

@@ -1,0 +1,104 @@
+import path from 'node:path';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * The one definition of how the create-plant function is bundled. The stack hands
+ * `cdkBundlingOptions` to NodejsFunction; tests and benchmarks hand `esbuildBuildOptions` to
+ * esbuild's JS API. Both are derived from the constants below, so what is measured and tested is
+ * byte-for-byte what ships.
+ */
+
+export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
+
+export const createPlantEntry = path.join(projectRoot, 'functions', 'create-plant', 'handler.ts');
+
+/** NodejsFunction names an ESM bundle `index.mjs`; the handler string follows from it. */
+export const bundleFileName = 'index.mjs';
+export const lambdaHandler = 'index.handler';
+
+/** Matches the Lambda runtime `nodejs24.x`, so esbuild leaves every Node 24 feature untouched. */
+const target = 'node24';
+
+/** ESM because the handler and jose are ESM; `module` first lets esbuild pick ESM builds of deps. */
+const mainFields = ['module', 'main'];
+
+/**
+ * A CommonJS dependency inside an ESM bundle may still call `require` for a Node built-in; ESM has
+ * no `require`, so the banner makes one (from the built-in itself, not `node:module`'s facade).
+ */
+const esmRequireBanner =
+  "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);";
+
+/**
+ * Bundle everything. The handler talks to DynamoDB through its own small HTTP client, so no
+ * `@aws-sdk/*` module is imported at all; the runtime's copy of the SDK would be dead weight either
+ * way. An empty list (instead of NodejsFunction's default `@aws-sdk/*`) means a stray SDK import
+ * is bundled and visible in the asset's source map (checked by test/infra/shipped-asset.test.ts)
+ * rather than silently resolved at runtime.
+ */
+const externalModules: readonly string[] = [];
+
+/**
+ * A linked `.map` beside the bundle, without sources, so that stack traces point at the `.ts`
+ * files under `functions/`. Node reads the map as the bundle loads (a few ms of init, which BARE
+ * pays too, for a larger map).
+ */
+export const nodeOptions = '--enable-source-maps';
+
+/**
+ * `node:http` and `node:timers` imports resolve to `infra/bundling/builtins/node-<name>.ts`, which hand over
+ * the built-in itself (`process.getBuiltinModule`) rather than its ESM facade: a facade reads
+ * every export of the module when it is linked, getters included, and `node:http`'s `WebSocket`
+ * loads undici (about 20 ms of every cold start, `npm run bench`). Each file exports only names a
+ * bundle imports; a new one fails the build. The function's own modules take `crypto`, `https`
+ * and `net` the same way, in their source.
+ */
+const builtins = ['http', 'timers'];
+const alias = Object.fromEntries(
+  builtins.flatMap((name) => {
+    const file = path.join(import.meta.dirname, 'builtins', `node-${name}.ts`);
+    return [
+      [name, file],
+      [`node:${name}`, file],
+    ];
+  }),
+);
+
+export const cdkBundlingOptions: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target,
+  minify: true,
+  // Error classes set `this.name` themselves, but logs and traces still read better unmangled.
+  keepNames: true,
+  sourceMap: true,
+  sourceMapMode: SourceMapMode.DEFAULT,
+  sourcesContent: false,
+  mainFields,
+  banner: esmRequireBanner,
+  externalModules: [...externalModules],
+  esbuildArgs: Object.fromEntries(
+    Object.entries(alias).map(([from, to]) => [`--alias:${from}`, to]),
+  ),
+  // Docker is never needed: esbuild is a devDependency and runs locally in CI and on laptops.
+  forceDockerBundling: false,
+};
+
+/** The same bundle for esbuild's JS API; the caller adds `outdir` and gets `outdir/index.mjs`. */
+export const esbuildBuildOptions: BuildOptions = {
+  entryPoints: { index: createPlantEntry },
+  bundle: true,
+  platform: 'node',
+  target,
+  format: 'esm',
+  outExtension: { '.js': '.mjs' },
+  minify: true,
+  keepNames: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
+  mainFields,
+  banner: { js: esmRequireBanner },
+  external: [...externalModules],
+  alias,
+};

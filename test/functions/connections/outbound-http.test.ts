@@ -1,0 +1,111 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  keepAliveAgent,
+  preconnect,
+  sendRequest,
+} from '../../../functions/connections/outbound-http.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let server: Server;
+let url: URL;
+let connections: Socket[];
+
+beforeEach(async () => {
+  connections = [];
+  server = createServer((request, response) => response.end(`${request.method} ${request.url}`));
+  server.on('connection', (socket) => connections.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/plants`);
+});
+afterEach(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const get = (agent: ReturnType<typeof keepAliveAgent>) =>
+  sendRequest(url, { method: 'GET', headers: {}, timeoutMs: 2000, maxResponseBytes: 1024, agent });
+
+describe('preconnect', () => {
+  it('opens one connection before any request and hands it to the first request', async () => {
+    const agent = keepAliveAgent(url, 50);
+
+    preconnect(agent, url);
+    await sleep(100);
+    const before = connections.length;
+    const response = await get(agent);
+
+    expect(before).toBe(1);
+    expect(response).toStrictEqual({ statusCode: 200, body: 'GET /plants' });
+    expect(connections).toHaveLength(1);
+    agent.destroy();
+  });
+
+  it('opens no connection of its own when a request comes first', async () => {
+    const agent = keepAliveAgent(url, 50);
+
+    preconnect(agent, url);
+    await get(agent);
+    await sleep(100);
+
+    expect(connections).toHaveLength(1);
+    agent.destroy();
+  });
+
+  it('resolves once the connection is under way, which the server then sees with no request', async () => {
+    const agent = keepAliveAgent(url, 50);
+
+    await preconnect(agent, url);
+    await sleep(100);
+
+    expect(connections).toHaveLength(1);
+    expect(await get(agent)).toStrictEqual({ statusCode: 200, body: 'GET /plants' });
+    expect(connections).toHaveLength(1);
+    agent.destroy();
+  });
+
+  it('resolves a host name first, then connects', async () => {
+    const byName = new URL(url);
+    byName.hostname = 'localhost';
+    const agent = keepAliveAgent(byName, 50);
+
+    await preconnect(agent, byName);
+    await sleep(100);
+
+    expect(connections).toHaveLength(1);
+    agent.destroy();
+  });
+
+  it('settles for a name that does not resolve, and leaves the first request to fail on its own', async () => {
+    const nowhere = new URL('http://plant-store.invalid/plants');
+    const agent = keepAliveAgent(nowhere, 50);
+
+    await preconnect(agent, nowhere);
+    const request = sendRequest(nowhere, {
+      method: 'GET',
+      headers: {},
+      timeoutMs: 5000,
+      maxResponseBytes: 1024,
+      agent,
+    });
+
+    await expect(request).rejects.toThrow(/ENOTFOUND|EAI_AGAIN/);
+    agent.destroy();
+  });
+
+  it('leaves the first request to connect when the opened connection has closed', async () => {
+    const agent = keepAliveAgent(url, 50);
+    preconnect(agent, url);
+    await sleep(100);
+    connections[0]?.destroy();
+    await sleep(100);
+
+    const response = await get(agent);
+
+    expect(response.statusCode).toBe(200);
+    expect(connections).toHaveLength(2);
+    agent.destroy();
+  });
+});

@@ -1,0 +1,44 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
+
+export const client = { id: 'test-client', secret: 'test-secret' } as const;
+
+/** A fresh temporary data directory, removed by the returned function. */
+export async function tempDataDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'plants-local-'));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** The local API on a free loopback port, quiet, with the real handler. */
+export function startTestApi(dataDir?: string): Promise<LocalApi> {
+  return startLocalApi({ host: '127.0.0.1', port: 0, dataDir, client, log: () => {} });
+}
+
+/** The client-credentials grant for `client`, as a request to the token endpoint. */
+export const tokenRequest = {
+  method: 'POST',
+  headers: {
+    'content-type': 'application/x-www-form-urlencoded',
+    authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
+  },
+  body: 'grant_type=client_credentials',
+};
+
+export async function clientCredentialsToken(api: LocalApi): Promise<string> {
+  const response = await fetch(`${api.url}/oauth2/token`, tokenRequest);
+  const body = (await response.json()) as { access_token: string };
+  return body.access_token;
+}
+
+export function createPlant(api: LocalApi, token: string | undefined, body: string) {
+  return fetch(`${api.url}/plants`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    body,
+  });
+}

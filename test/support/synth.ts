@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { expect } from 'vitest';
+import { projectRoot } from '../../infra/bundling/bundling.ts';
+import { PlantStoreStack, type PlantStoreStackProps } from '../../infra/plant-store-stack.ts';
+
+/** The feature flags `npx cdk synth` runs with, so tests see the template a deploy would. */
+const cdkJsonContext = (
+  JSON.parse(readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
+
+export type SynthOptions = Partial<PlantStoreStackProps> & {
+  /**
+   * Bundle the function with esbuild, as `cdk synth` does. Off for variants that only look at
+   * other resources: CDK then stages a placeholder asset, which keeps the suite fast.
+   * @default true
+   */
+  readonly bundle?: boolean;
+};
+
+export type Synthesized = {
+  readonly app: App;
+  readonly stack: PlantStoreStack;
+  readonly template: Template;
+};
+
+/** Builds the stack in an app of its own, not yet synthesized. */
+export function buildStack(options: SynthOptions = {}): { app: App; stack: PlantStoreStack } {
+  const { bundle = true, ...props } = options;
+  const app = new App({
+    context: { ...cdkJsonContext, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+  });
+  const stage = props.stage ?? 'test';
+  return { app, stack: new PlantStoreStack(app, `PlantStore-${stage}`, { ...props, stage }) };
+}
+
+export function synthStack(options: SynthOptions = {}): Synthesized {
+  const { app, stack } = buildStack(options);
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+/** A resource as a synthesized template holds it. */
+export type TemplateResource = {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
+  readonly DependsOn?: string[];
+  readonly UpdatePolicy?: Record<string, unknown>;
+  readonly DeletionPolicy?: string;
+};
+
+/** The template's one resource of `type`, as `[logical id, resource]`; fails unless there is exactly one. */
+export function onlyResource(template: Template, type: string): [string, TemplateResource] {
+  const entries = Object.entries(template.findResources(type)) as [string, TemplateResource][];
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, TemplateResource];
+}
