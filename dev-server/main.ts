@@ -45,7 +45,7 @@ console.log(ready);
 
 function banner({ url, dataDir }: LocalApi, { host, client }: LocalConfig, token: string): string {
   const body = JSON.stringify({ id: 1, name: 'Fern', tag: 'indoor' });
-  // The default secret is published in the README; a secret of the user's own stays off the screen.
+  // The default secret is published (docs/local-development.md); the user's own stays off screen.
   const secret =
     client.secret === defaults.clientSecret ? client.secret : '(PLANTS_CLIENT_SECRET, not shown)';
   const exposed = isLoopback(host)

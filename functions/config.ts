@@ -42,7 +42,7 @@ export const envNames = {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads the handler's environment once; see the table in the README. */
+/** Reads the handler's environment once; see the table in docs/local-development.md. */
 export function loadConfig(env: Env): Config {
   // Kept exactly as configured: `iss` must match it to the character (Auth0's ends in a slash).
   const issuer = required(env, envNames.issuer);

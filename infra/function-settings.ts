@@ -4,9 +4,8 @@
  */
 export const createPlantFunctionSettings = {
   /**
-   * CPU scales with memory on Lambda; at 1024 MB (about 0.58 vCPU) a request costs ~1 ms of CPU
-   * and the cold start ~60 ms, half of what 512 MB gives, for under $0.10 per million requests of
-   * compute either way (`npm run bench`, README "Performance").
+   * CPU scales with memory on Lambda; 1024 MB halves the cold start and the CPU per request of
+   * 512 MB for a compute bill that is small either way (docs/decisions/0008-memory-1024-mb.md).
    */
   memoryMb: 1024,
   /**

@@ -5,9 +5,9 @@ import { keepAliveAgent, sendRequest } from './outbound-http.ts';
 /**
  * A minimal DynamoDB JSON-protocol client: SigV4 over a keep-alive agent, a hard timeout per
  * attempt, and bounded retries with full-jitter backoff. It exists because the AWS SDK v3 client
- * costs about 100 ms of cold init for the two calls this function makes (see the README's
- * Performance section); it is kept behind the store port so the SDK can come back by changing one
- * file.
+ * costs more cold init than the two calls this function makes are worth
+ * (docs/decisions/0001-no-aws-sdk-in-the-function.md); it is kept behind the store port so the SDK
+ * can come back by changing one file.
  */
 export type DynamoDbClientOptions = {
   readonly endpoint: URL;

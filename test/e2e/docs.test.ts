@@ -9,7 +9,7 @@ import type { LocalApi } from '../../dev-server/local-api.ts';
 import { startTestApi } from '../support/local-api-fixture.ts';
 import { launchChromium } from './browser.ts';
 
-/** The README shows this; `UPDATE_SCREENSHOT=1` rewrites it, otherwise CI leaves the tree clean. */
+/** docs/local-development.md shows this; `UPDATE_SCREENSHOT=1` rewrites it, else CI keeps it. */
 const committedScreenshot = fileURLToPath(new URL('../../docs/api-docs.png', import.meta.url));
 /** Generous: a 2-core CI machine parses the 1.7 MB renderer and runs the API at the same time. */
 const renderTimeoutMs = 20_000;
@@ -79,7 +79,7 @@ describe('API reference in a browser (GET /docs and npm run docs)', () => {
     const operation = page.locator('#operations-plants-createPlant');
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Execute' }).waitFor();
-    // The top of the page with the operation open: what a reader of the README should see.
+    // The top of the page with the operation open: what a reader of the docs page should see.
     const screenshot =
       process.env.UPDATE_SCREENSHOT === '1' ? committedScreenshot : join(workDir, 'api-docs.png');
     await page.screenshot({ path: screenshot, fullPage: true, clip: screenshotArea });

@@ -60,10 +60,10 @@ describe('loadConfig', () => {
 });
 
 describe('envNames', () => {
-  it("names exactly the variables of the README's table of the handler's environment", () => {
+  it('names exactly the variables of the environment table in docs/local-development.md', () => {
     // The one-name rows of that section; the last row, Lambda's own AWS_* variables, names four.
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.split("## The handler's environment")[1]?.split('\n## ')[0] ?? '';
+    const page = readFileSync(new URL('../../docs/local-development.md', import.meta.url), 'utf8');
+    const section = page.split("## The handler's environment")[1]?.split('\n## ')[0] ?? '';
 
     const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((row) => row[1]);
 
