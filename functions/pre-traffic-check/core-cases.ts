@@ -1,0 +1,225 @@
+import { isDeepStrictEqual } from 'node:util';
+
+/**
+ * The contract's core cases: the few requests whose answers show that a version of the API
+ * authenticates, writes, replays safely and refuses bad input in the contract's shape. They are
+ * data, run by `runCoreCases` through a `send` callback, so that the pre-traffic hook (which
+ * invokes a version directly) and `npm run contract` (which speaks HTTP to a running API) send the
+ * very same requests and judge the answers the same way.
+ */
+
+/** What a case sends. Header names are lowercase. */
+export type CoreRequest = {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+};
+
+/** What came back. Header names may be in any case. */
+export type CoreAnswer = {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly body: string;
+};
+
+/** Delivers one request and resolves with its answer; throws when no answer could be had. */
+export type Send = (request: CoreRequest) => Promise<CoreAnswer>;
+
+export type ExpectedBody =
+  /** Exactly `{error: <the status>, message: <non-empty text>}`. */
+  | { readonly kind: 'error' }
+  /** JSON deeply equal to `value`. */
+  | { readonly kind: 'json'; readonly value: unknown };
+
+export type CoreCase = {
+  readonly name: string;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** `{{id}}` stands for the run's plant id, written as a JSON number. */
+  readonly body: string;
+  /** Sent with `Authorization: Bearer <token>`; skipped by a run that has no token. */
+  readonly needsToken: boolean;
+  readonly expected: {
+    readonly status: number;
+    /** Each named header (lowercase) must be present and match. */
+    readonly headers: Readonly<Record<string, RegExp>>;
+    readonly body: ExpectedBody;
+  };
+};
+
+export const idPlaceholder = '{{id}}';
+
+/** The plant the cases create, named so that an operator can tell it from a caller's. */
+export const checkPlant = { name: 'Pre-traffic check', tag: 'pre-traffic-check' } as const;
+
+const createBody = `{"id":${idPlaceholder},"name":"${checkPlant.name}","tag":"${checkPlant.tag}"}`;
+const json = { 'content-type': 'application/json' } as const;
+const jsonAnswer = /^application\/json\b/;
+
+/** In order: the replay must follow the create it repeats. */
+export const coreCases: readonly CoreCase[] = [
+  {
+    name: 'a create without a token gets 401 with the Bearer challenge',
+    method: 'POST',
+    path: '/plants',
+    headers: json,
+    body: createBody,
+    needsToken: false,
+    expected: {
+      status: 401,
+      headers: { 'content-type': jsonAnswer, 'www-authenticate': /^Bearer realm="plant-store"/ },
+      body: { kind: 'error' },
+    },
+  },
+  {
+    name: 'a create with a valid token gets 200 and the plant',
+    method: 'POST',
+    path: '/plants',
+    headers: json,
+    body: createBody,
+    needsToken: true,
+    expected: {
+      status: 200,
+      headers: { 'content-type': jsonAnswer },
+      body: { kind: 'json', value: checkPlant },
+    },
+  },
+  {
+    name: 'its identical replay gets 200 and the same plant',
+    method: 'POST',
+    path: '/plants',
+    headers: json,
+    body: createBody,
+    needsToken: true,
+    expected: {
+      status: 200,
+      headers: { 'content-type': jsonAnswer },
+      body: { kind: 'json', value: checkPlant },
+    },
+  },
+  {
+    name: 'a body without a name gets 400 in the error shape',
+    method: 'POST',
+    path: '/plants',
+    headers: json,
+    body: `{"id":${idPlaceholder}}`,
+    needsToken: true,
+    expected: { status: 400, headers: { 'content-type': jsonAnswer }, body: { kind: 'error' } },
+  },
+];
+
+export type CaseResult = {
+  readonly name: string;
+  readonly status: number;
+  /** What did not match; empty when the case passed. */
+  readonly problems: readonly string[];
+};
+
+export type CoreCasesReport = {
+  /** At least one case ran, and every case that ran passed. */
+  readonly passed: boolean;
+  readonly results: readonly CaseResult[];
+  /** The cases that need a token, not run because the run had none. */
+  readonly skipped: readonly string[];
+};
+
+export type RunOptions = {
+  /** The run's plant id: a fresh one per run (`freshPlantId`), so a create is never a replay of an earlier run. */
+  readonly id: string;
+  /** An access token with the create scope; without one, the cases that need it are skipped. */
+  readonly token?: string;
+  /** @default coreCases */
+  readonly cases?: readonly CoreCase[];
+};
+
+/** Sends each case in order and judges its answer. A `send` that throws ends the run with its error. */
+export async function runCoreCases(send: Send, options: RunOptions): Promise<CoreCasesReport> {
+  const { id, token, cases = coreCases } = options;
+  const results: CaseResult[] = [];
+  const skipped: string[] = [];
+  for (const testCase of cases) {
+    if (testCase.needsToken && token === undefined) {
+      skipped.push(testCase.name);
+      continue;
+    }
+    const answer = await send(requestOf(testCase, id, testCase.needsToken ? token : undefined));
+    results.push({ name: testCase.name, status: answer.status, problems: judge(testCase, answer) });
+  }
+  const passed = results.length > 0 && results.every((result) => result.problems.length === 0);
+  return { passed, results, skipped };
+}
+
+/** The request a case sends in a run with this id and token. */
+export function requestOf(testCase: CoreCase, id: string, token?: string): CoreRequest {
+  const headers = { ...testCase.headers };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  return {
+    method: testCase.method,
+    path: testCase.path,
+    headers,
+    body: testCase.body.replaceAll(idPlaceholder, id),
+  };
+}
+
+/** Every way the answer differs from what the case expects. */
+export function judge(testCase: CoreCase, answer: CoreAnswer): string[] {
+  const { expected } = testCase;
+  const problems: string[] = [];
+  if (answer.status !== expected.status) {
+    problems.push(`status ${answer.status}, expected ${expected.status}`);
+  }
+  const headers = new Map(
+    Object.entries(answer.headers).map(([name, value]) => [name.toLowerCase(), value]),
+  );
+  for (const [name, pattern] of Object.entries(expected.headers)) {
+    const value = headers.get(name);
+    if (value === undefined) problems.push(`no ${name} header, expected ${pattern}`);
+    else if (!pattern.test(value)) problems.push(`${name} is ${quote(value)}, expected ${pattern}`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    problems.push(`body is not JSON: ${quote(answer.body)}`);
+    return problems;
+  }
+  const matches =
+    expected.body.kind === 'error'
+      ? isErrorShape(body, expected.status)
+      : isDeepStrictEqual(body, expected.body.value);
+  if (!matches) {
+    const wanted =
+      expected.body.kind === 'error'
+        ? `{"error":${expected.status},"message":"…"}`
+        : JSON.stringify(expected.body.value);
+    problems.push(`body is ${quote(answer.body)}, expected ${wanted}`);
+  }
+  return problems;
+}
+
+function isErrorShape(body: unknown, status: number): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const { error, message, ...rest } = body as Record<string, unknown>;
+  return (
+    error === status &&
+    typeof message === 'string' &&
+    message.length > 0 &&
+    Object.keys(rest).length === 0
+  );
+}
+
+/** Answers end up in logs: long ones are cut. */
+function quote(text: string): string {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}
+
+/**
+ * A random int64 other than 0, from the whole signed range: nearly always beyond 2^53, so the
+ * run also shows that the id travels exactly.
+ */
+export function freshPlantId(): string {
+  const [value = 0n] = crypto.getRandomValues(new BigInt64Array(1));
+  return String(value === 0n ? 1n : value);
+}

@@ -1,0 +1,99 @@
+import { ConfigError } from '../config.ts';
+
+/** The variables the hook's construct sets and `loadHookConfig` reads. */
+export const hookEnvNames = {
+  /** The qualified ARN of the version the deployment is about to send traffic to. */
+  targetFunctionArn: 'TARGET_FUNCTION_ARN',
+  /** The user pool domain's token endpoint (`https://<domain>/oauth2/token`). */
+  tokenUrl: 'TOKEN_URL',
+  userPoolId: 'USER_POOL_ID',
+  /** The pool's client-credentials app client; its secret is read from Cognito, never set here. */
+  clientId: 'CLIENT_ID',
+  /** The scope to ask for; without it, Cognito grants every scope the client is allowed. */
+  tokenScope: 'TOKEN_SCOPE',
+} as const;
+
+export type TokenSource = {
+  readonly tokenUrl: URL;
+  readonly userPoolId: string;
+  readonly clientId: string;
+  readonly scope?: string;
+};
+
+export type HookConfig = {
+  readonly targetFunctionArn: string;
+  /** Absent for an external issuer: then only the cases that need no token run. */
+  readonly token?: TokenSource;
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A version's ARN, not an alias's or `$LATEST`'s: the hook must reach the version that has no
+ * traffic yet, and an alias still names the previous one.
+ */
+const versionArn = /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}:\d+$/;
+
+/** Reads the hook's environment once; fails naming the variable that is missing or malformed. */
+export function loadHookConfig(env: Env): HookConfig {
+  const targetFunctionArn = value(env, hookEnvNames.targetFunctionArn);
+  if (targetFunctionArn === undefined) {
+    throw new ConfigError(`${hookEnvNames.targetFunctionArn} is not set`);
+  }
+  if (!versionArn.test(targetFunctionArn)) {
+    throw new ConfigError(
+      `${hookEnvNames.targetFunctionArn} is not a function version's ARN ` +
+        `(arn:aws:lambda:<region>:<account>:function:<name>:<version>): ${targetFunctionArn}`,
+    );
+  }
+  const token = tokenSource(env);
+  return token === undefined ? { targetFunctionArn } : { targetFunctionArn, token };
+}
+
+/** The configuration, or why there is none: a hook that cannot read it must still report. */
+export function loadHookConfigOrError(env: Env): HookConfig | ConfigError {
+  try {
+    return loadHookConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+}
+
+/** All of the pool's variables or none of them: a half-configured pool is a mistake, not an external issuer. */
+function tokenSource(env: Env): TokenSource | undefined {
+  const { tokenUrl, userPoolId, clientId, tokenScope } = hookEnvNames;
+  const given = [tokenUrl, userPoolId, clientId, tokenScope].filter(
+    (name) => value(env, name) !== undefined,
+  );
+  if (given.length === 0) return undefined;
+  const missing = [tokenUrl, userPoolId, clientId].filter((name) => value(env, name) === undefined);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `${given.join(', ')} set without ${missing.join(', ')}: set all of the pool's variables, or none for an external issuer`,
+    );
+  }
+  const url = value(env, tokenUrl) ?? '';
+  // The client secret goes to this URL: never in the clear.
+  if (!URL.canParse(url) || new URL(url).protocol !== 'https:') {
+    throw new ConfigError(`${tokenUrl} is not an https URL: ${url}`);
+  }
+  const pool = value(env, userPoolId) ?? '';
+  if (!/^[\w-]+_[0-9a-zA-Z]+$/.test(pool)) {
+    throw new ConfigError(`${userPoolId} is not a user pool id (<region>_<id>): ${pool}`);
+  }
+  const client = value(env, clientId) ?? '';
+  if (!/^[\w+]+$/.test(client))
+    throw new ConfigError(`${clientId} is not an app client id: ${client}`);
+  const scope = value(env, tokenScope);
+  return {
+    tokenUrl: new URL(url),
+    userPoolId: pool,
+    clientId: client,
+    ...(scope === undefined ? {} : { scope }),
+  };
+}
+
+function value(env: Env, name: string): string | undefined {
+  return env[name]?.trim() || undefined;
+}

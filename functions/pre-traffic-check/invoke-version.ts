@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { CoreAnswer, CoreRequest, Send } from './core-cases.ts';
+
+/** The version crashed, timed out, or answered something API Gateway could not send on. */
+export class VersionFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VersionFailedError';
+  }
+}
+
+const userAgent = 'plant-store-pre-traffic-check';
+
+/**
+ * A `send` that hands each request to one function version directly, as API Gateway's HTTP API
+ * would (a payload 2.0 event, a synchronous invoke), and reads its answer as API Gateway would.
+ * No API stage points at the new version before its traffic shifts, so this is the only way to
+ * ask it anything first.
+ */
+export function versionSender(
+  lambda: LambdaClient,
+  functionArn: string,
+  abortSignal: () => AbortSignal,
+): Send {
+  const accountId = functionArn.split(':')[4] ?? '';
+  return async (request) => {
+    const { Payload, FunctionError, StatusCode } = await lambda.send(
+      new InvokeCommand({
+        FunctionName: functionArn,
+        InvocationType: 'RequestResponse',
+        Payload: JSON.stringify(payloadV2Event(request, accountId)),
+      }),
+      { abortSignal: abortSignal() },
+    );
+    const text = new TextDecoder().decode(Payload);
+    if (FunctionError !== undefined) {
+      throw new VersionFailedError(`${functionArn} failed (${FunctionError}): ${errorOf(text)}`);
+    }
+    if (StatusCode !== 200) {
+      throw new VersionFailedError(`${functionArn} was invoked with status ${StatusCode}`);
+    }
+    return answerOf(text, functionArn);
+  };
+}
+
+/** An HTTP API request as API Gateway hands it to the integration, from a caller that is the hook. */
+export function payloadV2Event(request: CoreRequest, accountId: string): APIGatewayProxyEventV2 {
+  const now = new Date();
+  const [rawPath = '/', rawQueryString = ''] = request.path.split('?', 2);
+  const routeKey = `${request.method} ${rawPath}`;
+  const domainName = 'pre-traffic-check.invalid';
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath,
+    rawQueryString,
+    headers: {
+      ...request.headers,
+      host: domainName,
+      'user-agent': userAgent,
+      'content-length': String(Buffer.byteLength(request.body ?? '')),
+    },
+    requestContext: {
+      accountId,
+      apiId: 'pre-traffic-check',
+      domainName,
+      domainPrefix: 'pre-traffic-check',
+      http: {
+        method: request.method,
+        path: rawPath,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent,
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: commonLogTime(now),
+      timeEpoch: now.getTime(),
+    },
+    ...(request.body === undefined ? {} : { body: request.body }),
+    isBase64Encoded: false,
+  };
+}
+
+/** API Gateway's `requestContext.time`: `22/Nov/2026:16:15:00 +0000`. */
+function commonLogTime(date: Date): string {
+  const [, day, month, year, time] = date.toUTCString().split(' ');
+  return `${day}/${month}/${year}:${time} +0000`;
+}
+
+/**
+ * The structured result a payload 2.0 integration returns. The API's handlers always return one,
+ * so anything else (a bare value API Gateway would wrap, no valid status) is the version's fault.
+ */
+function answerOf(text: string, functionArn: string): CoreAnswer {
+  let result: APIGatewayProxyStructuredResultV2;
+  try {
+    result = JSON.parse(text) as APIGatewayProxyStructuredResultV2;
+  } catch {
+    throw new VersionFailedError(`${functionArn} returned no JSON`);
+  }
+  const status = result?.statusCode;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
+    throw new VersionFailedError(`${functionArn} returned no HTTP status`);
+  }
+  const body = result.body ?? '';
+  return {
+    status,
+    headers: Object.fromEntries(
+      Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
+    ),
+    body: result.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body,
+  };
+}
+
+/** Lambda's error payload: `{errorType, errorMessage, trace}`. */
+function errorOf(text: string): string {
+  try {
+    const { errorType, errorMessage } = JSON.parse(text) as Record<string, unknown>;
+    return `${String(errorType)}: ${String(errorMessage)}`;
+  } catch {
+    return text.slice(0, 200);
+  }
+}

@@ -1,0 +1,409 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPlant, coreCases } from '../../../functions/pre-traffic-check/core-cases.ts';
+import {
+  findLambdaFunction,
+  type LambdaFunctionSpec,
+  projectRoot,
+  synthesizeApp,
+} from '../../support/cloud-assembly.ts';
+import type { Deployment } from '../../support/cloudformation.ts';
+import { type CognitoPool, startCognitoPool } from '../../support/cognito-pool.ts';
+import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
+import { type AwsCall, type FakeAws, startFakeAws } from '../../support/fake-aws.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../../support/https-endpoint.ts';
+import { deployedEnvironment, lambdaEnvironment } from '../../support/lambda-environment.ts';
+import {
+  type InvokeResult,
+  type LambdaProcess,
+  startLambdaProcess,
+} from '../../support/lambda-process.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca.ts';
+
+/**
+ * The BeforeAllowTraffic hook, bundled as its construct ships it (`@aws-sdk/*` left to the
+ * runtime) and run in a Lambda-like process, against a fake Lambda, CodeDeploy and Cognito on
+ * loopback. The fake Lambda's Invoke runs the create-plant asset `cdk synth` writes, itself in a
+ * Lambda-like process with the template's environment (as test/infra/shipped-asset.test.ts runs
+ * it): once as a good version, once as a version whose table does not exist, which answers 500.
+ * Its tokens come from a Cognito-like token endpoint over TLS.
+ */
+
+const region = 'eu-west-1';
+const accountId = '123456789012';
+const userPoolId = `${region}_Pl4ntTest`;
+const client = { id: '4p1antst0reclient0id0abcde', secret: randomUUID() };
+const functionArn = `arn:aws:lambda:${region}:${accountId}:function:PlantStore-test-CreatePlant`;
+const goodVersion = `${functionArn}:7`;
+const brokenVersion = `${functionArn}:8`;
+const crashingVersion = `${functionArn}:9`;
+const missingVersion = `${functionArn}:99`;
+
+let ca: ThrowawayCa;
+let db: DynaliteServer;
+let pool: CognitoPool;
+let storeEndpoint: HttpsEndpoint;
+let fakeAws: FakeAws;
+let good: LambdaProcess;
+let broken: LambdaProcess;
+let hookSpec: LambdaFunctionSpec;
+const temporary: string[] = [];
+
+beforeAll(async () => {
+  ca = await createThrowawayCa();
+  temporary.push(ca.dir);
+  const [assembly, hookDir] = await Promise.all([synthesizeApp(), bundleHook(), openStore()]);
+  temporary.push(assembly.outdir, path.dirname(hookDir));
+  pool = await startCognitoPool({ userPoolId, client, ca });
+
+  const fn = findLambdaFunction(assembly, 'CreatePlant/Function/Resource');
+  const deployment: Deployment = {
+    region,
+    accountId,
+    resources: {
+      'AWS::DynamoDB::Table': { ref: db.tableName },
+      'AWS::Cognito::UserPool': { ref: userPoolId, attributes: { ProviderURL: pool.providerUrl } },
+      'AWS::Cognito::UserPoolClient': { ref: client.id },
+    },
+  };
+  const env = deployedEnvironment({ fn, deployment, ca, dynamodbEndpoint: storeEndpoint.url });
+  [good, broken] = await Promise.all([
+    startLambdaProcess({ env }),
+    startLambdaProcess({ env: { ...env, PLANTS_TABLE_NAME: 'plants-never-created' } }),
+  ]);
+
+  fakeAws = await startFakeAws({
+    region,
+    functions: {
+      [goodVersion]: (event) => good.invoke(event),
+      [brokenVersion]: (event) => broken.invoke(event),
+      [crashingVersion]: async () => ({ ok: false, error: 'Error: the handler threw\n    at x' }),
+    },
+    userPoolClients: [{ userPoolId, clientId: client.id, clientSecret: client.secret }],
+  });
+  // The hook's own function as Lambda would run it; only its folder differs from the stack's.
+  hookSpec = {
+    ...fn,
+    logicalId: 'PreTrafficCheck',
+    cdkPath: `${fn.stackName}/PreTrafficCheck`,
+    assetDir: hookDir,
+    memorySize: 256,
+    timeoutSeconds: 180,
+    environment: {},
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([good?.close(), broken?.close()]);
+  await Promise.all([fakeAws?.close(), pool?.close(), storeEndpoint?.close()]);
+  await db?.close();
+  await Promise.all(temporary.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function openStore() {
+  db = await startDynalite();
+  storeEndpoint = await startHttpsEndpoint(new URL(db.endpoint), ca);
+}
+
+/**
+ * The hook's bundle as its construct builds it: ESM for Node 24, the AWS SDK left out. The
+ * runtime provides the SDK on Lambda; here a `node_modules` beside the asset folder does, found
+ * by the same module resolution.
+ */
+async function bundleHook(): Promise<string> {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'plant-store-hook-'));
+  const assetDir = path.join(root, 'asset');
+  await mkdir(assetDir);
+  await symlink(path.join(projectRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  await build({
+    entryPoints: [path.join(projectRoot, 'functions', 'pre-traffic-check', 'handler.ts')],
+    outfile: path.join(assetDir, 'index.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    external: ['@aws-sdk/*'],
+    logLevel: 'warning',
+  });
+  return assetDir;
+}
+
+const tokenVariables = {
+  TOKEN_URL: '',
+  USER_POOL_ID: userPoolId,
+  CLIENT_ID: client.id,
+  TOKEN_SCOPE: 'plants/write',
+};
+
+type HookRun = {
+  readonly result: InvokeResult;
+  readonly executionId: string;
+  /** The AWS calls the run made, in order. */
+  readonly calls: readonly AwsCall[];
+  /** What the run reported to CodeDeploy. */
+  readonly reported: readonly string[];
+  /** The run's JSON log lines. */
+  readonly logs: readonly Record<string, unknown>[];
+  readonly wallMs: number;
+};
+
+/** Runs the hook once, in a process of its own, as CodeDeploy's invoke would. */
+async function runHook(
+  variables: Record<string, string>,
+  { timeoutMs = 60_000, env = {} }: { timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<HookRun> {
+  const hook = await startLambdaProcess({
+    env: {
+      ...lambdaEnvironment({
+        fn: hookSpec,
+        variables,
+        region,
+        functionName: 'PlantStore-test-PreTrafficCheck',
+      }),
+      ...fakeAws.env,
+      NODE_EXTRA_CA_CERTS: ca.caFile,
+      ...env,
+    },
+  });
+  const before = fakeAws.calls().length;
+  const executionId = randomUUID();
+  const started = performance.now();
+  try {
+    const result = await hook.invoke(
+      { DeploymentId: 'd-PRETRAFFIC', LifecycleEventHookExecutionId: executionId },
+      { timeoutMs },
+    );
+    return {
+      result,
+      executionId,
+      calls: fakeAws.calls().slice(before),
+      reported: fakeAws
+        .reportedStatuses()
+        .filter((report) => report.lifecycleEventHookExecutionId === executionId)
+        .map((report) => {
+          expect(report.deploymentId).toBe('d-PRETRAFFIC');
+          return report.status;
+        }),
+      logs: hook
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+      wallMs: performance.now() - started,
+    };
+  } finally {
+    await hook.close();
+  }
+}
+
+const invokes = (run: HookRun) => run.calls.filter((call) => call.service === 'lambda');
+const verdict = (run: HookRun) => run.logs.find((line) => line.message === 'pre-traffic check');
+
+/** The report is the run's last call: it comes after every check. */
+function expectReportedLast(run: HookRun, status: string): void {
+  expect(run.reported).toEqual([status]);
+  expect(run.calls.at(-1)).toMatchObject({
+    service: 'codedeploy',
+    operation: 'PutLifecycleEventHookExecutionStatus',
+    input: { lifecycleEventHookExecutionId: run.executionId, status },
+  });
+}
+
+describe('the pre-traffic hook, with the pool configured', () => {
+  it('passes a good version: 401 without a token, 200 create, 200 replay, 400 for a bad body', async () => {
+    const tokensBefore = pool.tokenRequests();
+
+    const run = await runHook({
+      ...tokenVariables,
+      TOKEN_URL: pool.tokenUrl,
+      TARGET_FUNCTION_ARN: goodVersion,
+    });
+
+    expect(run.result.error).toBeUndefined();
+    expectReportedLast(run, 'Succeeded');
+    expect(run.calls[0]).toMatchObject({
+      service: 'cognito-idp',
+      operation: 'DescribeUserPoolClient',
+      input: { UserPoolId: userPoolId, ClientId: client.id },
+    });
+    expect(pool.tokenRequests()).toBe(tokensBefore + 1);
+    const events = invokes(run).map((call) => {
+      expect(call.functionName).toBe(goodVersion);
+      return call.input as APIGatewayProxyEventV2;
+    });
+    expect(events.map((event) => [event.version, event.routeKey])).toEqual(
+      coreCases.map(() => ['2.0', 'POST /plants']),
+    );
+    expect(events.map((event) => 'authorization' in event.headers)).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
+    const id = /"id":(-?\d+)/.exec(events[1]?.body ?? '')?.[1] ?? '';
+    expect(await db.getItem(db.tableName, id)).toEqual({
+      id: { N: id },
+      name: { S: checkPlant.name },
+      tag: { S: checkPlant.tag },
+    });
+    expect(verdict(run)).toMatchObject({
+      level: 'info',
+      status: 'Succeeded',
+      target: goodVersion,
+      plantId: id,
+      cases: coreCases.map((testCase) => ({
+        name: testCase.name,
+        status: testCase.expected.status,
+        problems: [],
+      })),
+    });
+    expect(JSON.stringify(run.logs)).not.toContain(client.secret);
+  });
+
+  it('uses a fresh plant id on every run', async () => {
+    const variables = {
+      ...tokenVariables,
+      TOKEN_URL: pool.tokenUrl,
+      TARGET_FUNCTION_ARN: goodVersion,
+    };
+
+    const [first, second] = [await runHook(variables), await runHook(variables)];
+
+    expect(first.reported).toEqual(['Succeeded']);
+    expect(second.reported).toEqual(['Succeeded']);
+    expect(verdict(first)?.plantId).not.toBe(verdict(second)?.plantId);
+  });
+
+  it('fails a version that answers 500 (its table does not exist)', async () => {
+    const run = await runHook({
+      ...tokenVariables,
+      TOKEN_URL: pool.tokenUrl,
+      TARGET_FUNCTION_ARN: brokenVersion,
+    });
+
+    expect(run.result.error).toBeUndefined();
+    expectReportedLast(run, 'Failed');
+    expect(invokes(run).every((call) => call.functionName === brokenVersion)).toBe(true);
+    const line = verdict(run);
+    expect(line).toMatchObject({ level: 'error', status: 'Failed', target: brokenVersion });
+    expect(line?.cases).toContainEqual({
+      name: coreCases[1]?.name,
+      status: 500,
+      problems: expect.arrayContaining(['status 500, expected 200']),
+    });
+  });
+
+  it('reports Failed, within its own timeout, when the token endpoint never answers', async () => {
+    const unavailable: Server = createServer((_request, response) => {
+      response.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => unavailable.listen(0, '127.0.0.1', resolve));
+    const port = (unavailable.address() as AddressInfo).port;
+    const front = await startHttpsEndpoint(new URL(`http://127.0.0.1:${port}`), ca);
+    // 10 s kept for the report and 40 s for the cases leave 5 s of retries.
+    const timeoutMs = 55_000;
+    try {
+      const run = await runHook(
+        {
+          ...tokenVariables,
+          TOKEN_URL: `${front.url.origin}/oauth2/token`,
+          TARGET_FUNCTION_ARN: goodVersion,
+        },
+        { timeoutMs },
+      );
+
+      expect(run.result.error).toBeUndefined();
+      expectReportedLast(run, 'Failed');
+      expect(invokes(run)).toEqual([]);
+      expect(run.wallMs).toBeLessThan(timeoutMs - 10_000);
+      expect(
+        run.logs.filter((line) => line.message === 'token endpoint not ready, retrying'),
+      ).not.toHaveLength(0);
+      expect(verdict(run)?.error).toEqual([
+        expect.stringMatching(
+          /^TokenUnavailableError: no token from .* after \d+ attempts: the token endpoint answered 503$/,
+        ),
+      ]);
+    } finally {
+      await front.close();
+      await new Promise<void>((resolve) => unavailable.close(() => resolve()));
+    }
+  }, 60_000);
+});
+
+describe('the pre-traffic hook, without the pool (external issuer)', () => {
+  it('runs only the case that needs no token, passes on it, and says what it skipped', async () => {
+    const tokensBefore = pool.tokenRequests();
+
+    const run = await runHook({ TARGET_FUNCTION_ARN: goodVersion });
+
+    expectReportedLast(run, 'Succeeded');
+    expect(run.calls.map((call) => call.operation)).toEqual([
+      'Invoke',
+      'PutLifecycleEventHookExecutionStatus',
+    ]);
+    expect(pool.tokenRequests()).toBe(tokensBefore);
+    const tokenCases = coreCases.filter((testCase) => testCase.needsToken);
+    expect(verdict(run)).toMatchObject({
+      status: 'Succeeded',
+      cases: [{ name: coreCases[0]?.name, status: 401, problems: [] }],
+      skipped: tokenCases.map((testCase) => testCase.name),
+      note: expect.stringMatching(/external issuer/),
+    });
+  });
+});
+
+describe('the pre-traffic hook, when it cannot check', () => {
+  it.each([
+    ['the invoke throws (no such version)', missingVersion, /ResourceNotFoundException/],
+    ['the version crashes', crashingVersion, /VersionFailedError: .* failed \(Unhandled\)/],
+  ])('still reports Failed when %s', async (_case, target, error) => {
+    const run = await runHook({ TARGET_FUNCTION_ARN: target });
+
+    expect(run.result.error).toBeUndefined();
+    expect(invokes(run)).toHaveLength(1);
+    expectReportedLast(run, 'Failed');
+    expect(verdict(run)).toMatchObject({ status: 'Failed', error: [expect.stringMatching(error)] });
+  });
+
+  it.each([
+    ['TARGET_FUNCTION_ARN is missing', {}, /TARGET_FUNCTION_ARN is not set/],
+    [
+      'the target is an alias, not a version',
+      { TARGET_FUNCTION_ARN: `${functionArn}:live` },
+      /not a function version's ARN/,
+    ],
+    [
+      'the pool is half configured',
+      { TARGET_FUNCTION_ARN: goodVersion, USER_POOL_ID: userPoolId },
+      /USER_POOL_ID set without TOKEN_URL, CLIENT_ID/,
+    ],
+  ])('still reports Failed when %s, naming the variable', async (_case, variables, error) => {
+    const run = await runHook(variables);
+
+    expect(run.result.error).toBeUndefined();
+    expect(invokes(run)).toEqual([]);
+    expectReportedLast(run, 'Failed');
+    expect(verdict(run)).toMatchObject({
+      error: [expect.stringMatching(new RegExp(`^ConfigError: .*${error.source}`))],
+    });
+  });
+
+  it('fails the invoke, so that Lambda retries it, when the report cannot be made', async () => {
+    const run = await runHook(
+      { TARGET_FUNCTION_ARN: goodVersion },
+      { env: { AWS_ENDPOINT_URL_CODEDEPLOY: 'http://127.0.0.1:9' } },
+    );
+
+    expect(run.reported).toEqual([]);
+    expect(run.result.error).toMatch(/ECONNREFUSED|connect/);
+    expect(verdict(run)).toMatchObject({ status: 'Succeeded' });
+  });
+});
