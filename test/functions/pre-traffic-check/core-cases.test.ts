@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalApi } from '../../../dev-server/local-api.ts';
+import { int64 } from '../../../functions/plants/new-plant.ts';
+import {
+  type CoreAnswer,
+  type CoreRequest,
+  checkPlant,
+  coreCases,
+  freshPlantId,
+  judge,
+  runCoreCases,
+  type Send,
+} from '../../../functions/pre-traffic-check/core-cases.ts';
+import { clientCredentialsToken, startTestApi } from '../../support/local-api-fixture.ts';
+
+/**
+ * The core cases run over HTTP against the local API (`npm start`'s server: the real handler,
+ * dynalite, the dev issuer's client-credentials tokens), as `npm run contract` runs them, and
+ * judged against answers that break the contract one way each.
+ */
+
+let api: LocalApi;
+let token: string;
+const sent: CoreRequest[] = [];
+
+beforeAll(async () => {
+  api = await startTestApi();
+  token = await clientCredentialsToken(api);
+});
+afterAll(() => api?.close());
+
+const overHttp: Send = async (request) => {
+  sent.push(request);
+  const response = await fetch(new URL(request.path, api.url), {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: await response.text(),
+  };
+};
+
+describe('runCoreCases against the local API', () => {
+  it('passes every case with a token, in order, sending the run id', async () => {
+    sent.length = 0;
+    const id = freshPlantId();
+
+    const report = await runCoreCases(overHttp, { id, token });
+
+    expect(report).toEqual({
+      passed: true,
+      skipped: [],
+      results: coreCases.map((testCase) => ({
+        name: testCase.name,
+        status: testCase.expected.status,
+        problems: [],
+      })),
+    });
+    expect(sent.map((request) => request.headers.authorization)).toEqual([
+      undefined,
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+    ]);
+    expect(sent[1]?.body).toBe(
+      `{"id":${id},"name":"${checkPlant.name}","tag":"${checkPlant.tag}"}`,
+    );
+  });
+
+  it('without a token runs only the cases that need none, and skips the rest by name', async () => {
+    sent.length = 0;
+
+    const report = await runCoreCases(overHttp, { id: freshPlantId() });
+
+    expect(report.passed).toBe(true);
+    expect(report.results.map((result) => result.name)).toEqual([coreCases[0]?.name]);
+    expect(report.skipped).toEqual(
+      coreCases.filter((testCase) => testCase.needsToken).map((testCase) => testCase.name),
+    );
+    expect(sent).toHaveLength(1);
+  });
+
+  it('fails the run when the id was already taken by another plant (the create gets 409)', async () => {
+    const id = freshPlantId();
+    await overHttp({
+      method: 'POST',
+      path: '/plants',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: `{"id":${id},"name":"Someone else's fern"}`,
+    });
+
+    const report = await runCoreCases(overHttp, { id, token });
+
+    expect(report.passed).toBe(false);
+    expect(report.results[1]?.problems).toContain('status 409, expected 200');
+  });
+
+  it('does not pass on no evidence: a run in which no case ran fails', async () => {
+    const tokenCases = coreCases.filter((testCase) => testCase.needsToken);
+
+    const report = await runCoreCases(overHttp, { id: freshPlantId(), cases: tokenCases });
+
+    expect(report).toEqual({
+      passed: false,
+      results: [],
+      skipped: tokenCases.map((c) => c.name),
+    });
+  });
+
+  it('ends the run with the error of a send that throws', async () => {
+    const unreachable: Send = () => Promise.reject(new Error('connection refused'));
+
+    await expect(runCoreCases(unreachable, { id: freshPlantId(), token })).rejects.toThrow(
+      'connection refused',
+    );
+  });
+});
+
+const [unauthorized, created] = coreCases;
+if (!unauthorized || !created) throw new Error('the core cases start with the 401 and the create');
+const errorBody = (status: number) => JSON.stringify({ error: status, message: 'Nope' });
+const json = { 'Content-Type': 'application/json' };
+const challenge = { ...json, 'WWW-Authenticate': 'Bearer realm="plant-store"' };
+
+describe('judge', () => {
+  it.each<[string, CoreAnswer]>([
+    ['a challenge in any header case', { status: 401, headers: challenge, body: errorBody(401) }],
+    [
+      'a challenge with an error code',
+      {
+        status: 401,
+        headers: {
+          ...json,
+          'www-authenticate': 'Bearer realm="plant-store", error="invalid_token"',
+        },
+        body: errorBody(401),
+      },
+    ],
+  ])('accepts %s', (_case, answer) => {
+    expect(judge(unauthorized, answer)).toEqual([]);
+  });
+
+  it.each<[string, CoreAnswer, string]>([
+    ['another status', { status: 403, headers: challenge, body: errorBody(403) }, 'status 403'],
+    ['no challenge', { status: 401, headers: json, body: errorBody(401) }, 'no www-authenticate'],
+    [
+      'another scheme',
+      {
+        status: 401,
+        headers: { ...json, 'www-authenticate': 'Basic realm="x"' },
+        body: errorBody(401),
+      },
+      'www-authenticate is "Basic realm=\\"x\\""',
+    ],
+    [
+      'another realm',
+      {
+        status: 401,
+        headers: { ...json, 'www-authenticate': 'Bearer realm="x"' },
+        body: errorBody(401),
+      },
+      'www-authenticate is',
+    ],
+    [
+      'no content type',
+      {
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer realm="plant-store"' },
+        body: errorBody(401),
+      },
+      'no content-type',
+    ],
+    ['a text answer', { status: 401, headers: challenge, body: 'Unauthorized' }, 'not JSON'],
+    [
+      'the error of another status',
+      { status: 401, headers: challenge, body: errorBody(400) },
+      'body is',
+    ],
+    [
+      'an error with more fields',
+      { status: 401, headers: challenge, body: '{"error":401,"message":"No","stack":"at x"}' },
+      'body is',
+    ],
+    [
+      'an empty message',
+      { status: 401, headers: challenge, body: '{"error":401,"message":""}' },
+      'body is',
+    ],
+    [
+      'the gateway shape',
+      { status: 401, headers: challenge, body: '{"message":"Unauthorized"}' },
+      'body is',
+    ],
+  ])('refuses a 401 case answered with %s', (_case, answer, problem) => {
+    expect(judge(unauthorized, answer).join('\n')).toContain(problem);
+  });
+
+  it.each<[string, string]>([
+    ['the id echoed', JSON.stringify({ ...checkPlant, id: 1 })],
+    ['another name', JSON.stringify({ ...checkPlant, name: 'Fern' })],
+    ['no tag', JSON.stringify({ name: checkPlant.name })],
+  ])('refuses a create answered with %s', (_case, body) => {
+    expect(judge(created, { status: 200, headers: json, body })).toEqual([
+      expect.stringMatching(/^body is .*, expected \{"name":"Pre-traffic check"/),
+    ]);
+  });
+
+  it('cuts a long answer in its problem', () => {
+    const problems = judge(created, { status: 500, headers: json, body: 'x'.repeat(10_000) });
+
+    expect(problems).toContain('status 500, expected 200');
+    expect(problems.join('\n').length).toBeLessThan(400);
+  });
+});
+
+describe('freshPlantId', () => {
+  it('draws distinct non-zero int64 ids, beyond 2^53 in magnitude nearly always', () => {
+    const ids = Array.from({ length: 200 }, () => BigInt(freshPlantId()));
+
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) {
+      expect(id).not.toBe(0n);
+      expect(id >= int64.min && id <= int64.max).toBe(true);
+    }
+    const large = ids.filter((id) => id > 2n ** 53n || id < -(2n ** 53n));
+    expect(large.length).toBeGreaterThan(190);
+  });
+});

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../functions/config.ts';
+import {
+  loadHookConfig,
+  loadHookConfigOrError,
+} from '../../../functions/pre-traffic-check/hook-config.ts';
+
+const version = 'arn:aws:lambda:eu-west-1:123456789012:function:PlantStore-prod-CreatePlant:42';
+const pool = {
+  TOKEN_URL: 'https://plants-prod.auth.eu-west-1.amazoncognito.com/oauth2/token',
+  USER_POOL_ID: 'eu-west-1_AbCd1234',
+  CLIENT_ID: '4p1antst0reclient0id0abcde',
+};
+
+describe('loadHookConfig', () => {
+  it('reads the target version and the pool', () => {
+    expect(
+      loadHookConfig({ TARGET_FUNCTION_ARN: version, ...pool, TOKEN_SCOPE: 'plants/write' }),
+    ).toEqual({
+      targetFunctionArn: version,
+      token: {
+        tokenUrl: new URL(pool.TOKEN_URL),
+        userPoolId: pool.USER_POOL_ID,
+        clientId: pool.CLIENT_ID,
+        scope: 'plants/write',
+      },
+    });
+  });
+
+  it('reads no pool at all as an external issuer, and the scope as optional', () => {
+    expect(loadHookConfig({ TARGET_FUNCTION_ARN: ` ${version} `, USER_POOL_ID: ' ' })).toEqual({
+      targetFunctionArn: version,
+    });
+    expect(loadHookConfig({ TARGET_FUNCTION_ARN: version, ...pool }).token?.scope).toBeUndefined();
+  });
+
+  it.each([
+    'arn:aws-cn:lambda:cn-north-1:123456789012:function:f:1',
+    'arn:aws-us-gov:lambda:us-gov-west-1:123456789012:function:my_fn-2:130',
+  ])('takes a version ARN of another partition: %s', (arn) => {
+    expect(loadHookConfig({ TARGET_FUNCTION_ARN: arn }).targetFunctionArn).toBe(arn);
+  });
+
+  it.each([
+    ['no target', {}, 'TARGET_FUNCTION_ARN is not set'],
+    ['an alias', { TARGET_FUNCTION_ARN: version.replace(/42$/, 'live') }, 'not a function version'],
+    ['$LATEST', { TARGET_FUNCTION_ARN: version.replace(/42$/, '$LATEST') }, 'not a function'],
+    ['no qualifier', { TARGET_FUNCTION_ARN: version.replace(/:42$/, '') }, 'not a function'],
+    ['a bare name', { TARGET_FUNCTION_ARN: 'CreatePlant:42' }, 'not a function version'],
+    [
+      'a pool without its token URL',
+      { TARGET_FUNCTION_ARN: version, ...pool, TOKEN_URL: '' },
+      'USER_POOL_ID, CLIENT_ID set without TOKEN_URL',
+    ],
+    [
+      'a scope alone',
+      { TARGET_FUNCTION_ARN: version, TOKEN_SCOPE: 'plants/write' },
+      'TOKEN_SCOPE set without TOKEN_URL, USER_POOL_ID, CLIENT_ID',
+    ],
+    [
+      'a token URL in the clear',
+      { TARGET_FUNCTION_ARN: version, ...pool, TOKEN_URL: 'http://example.com/oauth2/token' },
+      'TOKEN_URL is not an https URL',
+    ],
+    [
+      'a token URL that is no URL',
+      { TARGET_FUNCTION_ARN: version, ...pool, TOKEN_URL: 'plants-prod' },
+      'TOKEN_URL is not an https URL',
+    ],
+    [
+      'a pool id without its region',
+      { TARGET_FUNCTION_ARN: version, ...pool, USER_POOL_ID: 'AbCd1234' },
+      'USER_POOL_ID is not a user pool id',
+    ],
+    [
+      'a client id with spaces',
+      { TARGET_FUNCTION_ARN: version, ...pool, CLIENT_ID: 'a b' },
+      'CLIENT_ID is not an app client id',
+    ],
+  ])('refuses %s, naming the variable', (_case, env, message) => {
+    expect(() => loadHookConfig(env)).toThrow(ConfigError);
+    expect(() => loadHookConfig(env)).toThrow(message);
+  });
+});
+
+describe('loadHookConfigOrError', () => {
+  it('hands back the configuration error instead of throwing it, so the hook can report', () => {
+    const result = loadHookConfigOrError({});
+
+    expect(result).toBeInstanceOf(ConfigError);
+    expect(String(result)).toBe('ConfigError: TARGET_FUNCTION_ARN is not set');
+    expect(loadHookConfigOrError({ TARGET_FUNCTION_ARN: version })).toEqual({
+      targetFunctionArn: version,
+    });
+  });
+});
