@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../functions/config.ts';
 import {
+  hookEnvNames,
   loadHookConfig,
   loadHookConfigOrError,
 } from '../../../functions/pre-traffic-check/hook-config.ts';
@@ -92,5 +94,19 @@ describe('loadHookConfigOrError', () => {
     expect(loadHookConfigOrError({ TARGET_FUNCTION_ARN: version })).toEqual({
       targetFunctionArn: version,
     });
+  });
+});
+
+describe('hookEnvNames', () => {
+  it("names exactly the variables of the pre-traffic check's table in docs/operations.md", () => {
+    const page = readFileSync(new URL('../../../docs/operations.md', import.meta.url), 'utf8');
+    const section = page.split('### Pre-traffic check')[1]?.split('\n#')[0] ?? '';
+    const rows = [...section.matchAll(/^\| (`[A-Z_]+`(?:, `[A-Z_]+`)*) \|/gm)];
+
+    const documented = rows.flatMap((row) => [...(row[1] ?? '').matchAll(/`([A-Z_]+)`/g)]);
+
+    expect(documented.map((name) => name[1]).toSorted()).toStrictEqual(
+      Object.values(hookEnvNames).toSorted(),
+    );
   });
 });
