@@ -93,7 +93,6 @@ async function check(
 ): Promise<{ target: string; plantId: string; report: CoreCasesReport }> {
   const { config } = deps;
   if (config instanceof Error) throw config;
-  const until = (end: number) => () => AbortSignal.timeout(Math.max(1, end - Date.now()));
 
   let token: string | undefined;
   if (config.token !== undefined) {
@@ -102,7 +101,11 @@ async function check(
       throw new Error("the hook's timeout leaves no time to get a token: give it a few minutes");
     }
     const { tokenUrl, clientId, scope } = config.token;
-    const clientSecret = await readClientSecret(deps.cognito, config.token, until(tokenDeadline)());
+    const clientSecret = await readClientSecret(
+      deps.cognito,
+      config.token,
+      signalAt(tokenDeadline),
+    );
     token = await requestClientCredentialsToken({
       tokenUrl,
       clientId,
@@ -115,9 +118,14 @@ async function check(
   }
 
   const plantId = freshPlantId();
-  const send = versionSender(deps.lambda, config.targetFunctionArn, until(deadline));
+  const send = versionSender(deps.lambda, config.targetFunctionArn, () => signalAt(deadline));
   const report = await runCoreCases(send, { id: plantId, token });
   return { target: config.targetFunctionArn, plantId, report };
+}
+
+/** Aborts a call still running at `deadline` (a `Date.now()` value). */
+function signalAt(deadline: number): AbortSignal {
+  return AbortSignal.timeout(Math.max(1, deadline - Date.now()));
 }
 
 /** Names and messages down the cause chain. */
