@@ -14,6 +14,8 @@ const noopStore: PlantStore = {
     plant: plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },
     outcome: 'created',
   }),
+  list: async () => ({ plants: [] }),
+  delete: async () => ({ deleted: false }),
 };
 
 export const handler = makeHandler({

@@ -26,7 +26,7 @@ export type DynamoDbClientOptions = {
   readonly agent?: Agent;
 };
 
-export type DynamoDbOperation = 'PutItem' | 'GetItem';
+export type DynamoDbOperation = 'PutItem' | 'GetItem' | 'Scan' | 'DeleteItem';
 
 /** DynamoDB answered with an error it means: a failed condition, a validation error, access denied. */
 export class DynamoDbServiceError extends Error {

@@ -3,11 +3,15 @@ import {
   DynamoDbServiceError,
   DynamoDbUnavailableError,
 } from '../connections/dynamodb-client.ts';
+import { listCursors } from './list-cursor.ts';
 import { type NewPlant, type Plant, plantOf } from './new-plant.ts';
+import { asPlantId, type PlantId } from './plant-id.ts';
 import {
   isReplay,
+  maxListLimit,
   PlantConflictError,
   type PlantStore,
+  type StoredPlant,
   StoreUnavailableError,
 } from './plant-store.ts';
 
@@ -16,9 +20,12 @@ type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
 /**
  * Plants in one DynamoDB table keyed by `id` (Number). A create is one conditional PutItem, so
  * two racing creates of one id cannot both win; the loser compares what is stored to tell an
- * idempotent replay from a conflict.
+ * idempotent replay from a conflict. A list page is one consistent Scan; a delete is one
+ * DeleteItem, atomic per item, so a create racing it either lands whole before it (and is
+ * removed whole) or after it (and stays whole).
  */
 export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: string): PlantStore {
+  const cursors = listCursors(tableName);
   const readStored = async (id: string): Promise<AttributeMap | undefined> => {
     const { Item } = await client('GetItem', {
       TableName: tableName,
@@ -54,6 +61,56 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
         return { plant: storedPlant, outcome: 'replayed' };
       }
     },
+
+    /**
+     * One Scan per page, asking for one plant more than the page holds: when that one exists the
+     * page ends on a `next` cursor after its last plant, and when it does not, the walk ends here
+     * rather than on an extra empty page. The Scan's position is the key's place in the table's
+     * hash order, which no other plant's create or delete moves, so a walk meets every plant
+     * present throughout it exactly once. A Scan that stops short of the limit (DynamoDB stops
+     * at 1 MB read) ends a short page on its LastEvaluatedKey; the page is not filled by a
+     * second Scan, so that each page costs one call.
+     */
+    async list({ limit, cursor }) {
+      if (!Number.isInteger(limit) || limit < 1 || limit > maxListLimit) {
+        throw new RangeError(`limit must be an integer from 1 to ${maxListLimit}, not ${limit}`);
+      }
+      const after = cursor === undefined ? undefined : cursors.decode(cursor, limit).after;
+      const { Items = [], LastEvaluatedKey } = await client('Scan', {
+        TableName: tableName,
+        Limit: limit + 1,
+        ConsistentRead: true,
+        ...(after === undefined ? {} : { ExclusiveStartKey: { id: { N: after } } }),
+      }).catch((error: unknown) => {
+        throw translate(error);
+      });
+      const read = (Items as AttributeMap[]).map(storedPlantOf);
+      const plants = read.slice(0, limit);
+      const nextAfter =
+        read.length > limit
+          ? plants.at(-1)?.id
+          : LastEvaluatedKey === undefined
+            ? undefined
+            : idOf(LastEvaluatedKey as AttributeMap);
+      return nextAfter === undefined
+        ? { plants }
+        : { plants, next: cursors.encode({ after: nextAfter, limit }) };
+    },
+
+    /**
+     * Unconditional, so deleting an absent id succeeds as DynamoDB's DeleteItem does; the old
+     * item, returned only when there was one, tells the caller whether this call removed it.
+     */
+    async delete(id) {
+      const { Attributes } = await client('DeleteItem', {
+        TableName: tableName,
+        Key: { id: { N: id } },
+        ReturnValues: 'ALL_OLD',
+      }).catch((error: unknown) => {
+        throw translate(error);
+      });
+      return { deleted: Attributes !== undefined };
+    },
   };
 }
 
@@ -74,4 +131,15 @@ function toItem(plant: NewPlant): AttributeMap {
 
 function fromItem(item: AttributeMap): Plant {
   return plantOf({ name: item.name?.S ?? '', tag: item.tag?.S });
+}
+
+function storedPlantOf(item: AttributeMap): StoredPlant {
+  return { id: idOf(item), ...fromItem(item) };
+}
+
+/** Every key this store writes is a canonical int64; anything else in the table is not ours. */
+function idOf(item: AttributeMap): PlantId {
+  const id = asPlantId(item.id?.N ?? '');
+  if (id === undefined) throw new Error('The table holds a key that is not a canonical int64');
+  return id;
 }

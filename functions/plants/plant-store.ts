@@ -1,14 +1,44 @@
 import type { NewPlant, Plant } from './new-plant.ts';
+import type { PlantId } from './plant-id.ts';
 
 export type CreateOutcome = 'created' | 'replayed';
 
+/** A plant as the store holds it: the Plant and its exact id. */
+export type StoredPlant = Plant & { readonly id: PlantId };
+
+export type ListRequest = {
+  /** At most this many plants, an integer from 1 to `maxListLimit`. */
+  readonly limit: number;
+  /** Where to go on: a page's `next`, given back unchanged with the same `limit`. */
+  readonly cursor?: string | undefined;
+};
+
+export type PlantPage = {
+  /** In the store's own order, which is no order a caller can rely on. */
+  readonly plants: readonly StoredPlant[];
+  /** An opaque cursor to the rest, absent on the last page; a page may be empty or short. */
+  readonly next?: string;
+};
+
 /**
- * The port the handler writes through. `create` stores a new plant, or recognises an identical
- * earlier create as a replay; it never overwrites. Adapters throw the errors below and nothing
- * of their own transport.
+ * The largest page the store reads at once: a page of plants at their size limits, with every
+ * character escaped, stays well under the largest answer the DynamoDB client accepts.
+ */
+export const maxListLimit = 500;
+
+/**
+ * The port the handlers go through. `create` stores a new plant, or recognises an identical
+ * earlier create as a replay; it never overwrites. `list` walks every plant page by page: a plant
+ * present during a whole walk appears in it exactly once. `delete` removes a plant if there is
+ * one; `deleted` says whether this call found it (a retried attempt whose first answer was lost
+ * may find it already gone). Adapters throw the errors below, `InvalidCursorError` and
+ * `RangeError` for a limit out of range, and nothing of their own transport. A handler takes
+ * only what it uses, e.g. `Pick<PlantStore, 'list'>`.
  */
 export type PlantStore = {
   create(plant: NewPlant): Promise<{ plant: Plant; outcome: CreateOutcome }>;
+  list(request: ListRequest): Promise<PlantPage>;
+  delete(id: PlantId): Promise<{ deleted: boolean }>;
 };
 
 /** The id is taken by a plant with other data; the stored plant stays as it is. */
@@ -22,7 +52,7 @@ export class PlantConflictError extends Error {
   }
 }
 
-/** The store throttled or could not be reached after bounded retries; the write may be retried. */
+/** The store throttled or could not be reached after bounded retries; the call may be retried. */
 export class StoreUnavailableError extends Error {
   constructor(cause: unknown) {
     super('The plant store is unavailable', { cause });

@@ -37,7 +37,8 @@ export type PlantApiHarness = {
 export type PlantApiOptions = {
   /** What AUTH_AUDIENCE would hold; @default the test issuer's client id, as the stack sets Cognito's */
   readonly audiences?: string[];
-  readonly wrapStore?: (store: PlantStore) => PlantStore;
+  /** Replace the store's methods it returns (each may call the real one); the rest stay real. */
+  readonly wrapStore?: (store: PlantStore) => Partial<PlantStore>;
   /** Put a fault proxy (`test/support/fault-proxy.ts`) between the store and dynalite. */
   readonly faultProxy?: boolean;
   /** The DynamoDB client's timing; @default the production defaults of `createDynamoDbClient` */
@@ -78,9 +79,17 @@ export async function startPlantApi(options: PlantApiOptions = {}): Promise<Plan
       calls += 1;
       return realStore.create(plant);
     },
+    list: (request) => {
+      calls += 1;
+      return realStore.list(request);
+    },
+    delete: (id) => {
+      calls += 1;
+      return realStore.delete(id);
+    },
   };
   const handler = makeHandler({
-    store: options.wrapStore ? options.wrapStore(counted) : counted,
+    store: { ...counted, ...options.wrapStore?.(counted) },
     verifyToken: createJwtVerifier({
       issuer: issuer.issuer,
       jwksUrl: new URL(issuer.jwksUrl),
