@@ -12,12 +12,9 @@ export type PlantId = string & { readonly [plantIdBrand]: true };
 /** `0`, or an optional `-` and a digit 1-9 followed by any further digits. */
 const canonicalInteger = /^(?:0|-?[1-9]\d*)$/;
 
-/** int64's widest values have 19 digits: longer text is out of range before any arithmetic. */
-const maxDigits = 19;
-
 /** The id `text` is in canonical form and in range, or undefined. */
 export function asPlantId(text: string): PlantId | undefined {
-  if (!canonicalInteger.test(text) || text.replace('-', '').length > maxDigits) return undefined;
+  if (!canonicalInteger.test(text)) return undefined;
   const value = BigInt(text);
   return value >= int64.min && value <= int64.max ? (text as PlantId) : undefined;
 }

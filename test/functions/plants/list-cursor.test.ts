@@ -1,9 +1,17 @@
+import { createHmac, hkdfSync } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidCursorError, listCursors } from '../../../functions/plants/list-cursor.ts';
 import { type PlantId, parsePlantId } from '../../../functions/plants/plant-id.ts';
 
-const cursors = listCursors('PlantStore-test-PlantsTable-1A2B3C');
+const tableName = 'PlantStore-test-PlantsTable-1A2B3C';
+const cursors = listCursors(tableName);
+
+/** The MAC as the layout documents it, computed here independently of the code under test. */
+const macOf = (table: string, body: Buffer) => {
+  const key = Buffer.from(hkdfSync('sha256', table, '', 'plant-store list cursor v1', 32));
+  return createHmac('sha256', key).update(body).digest().subarray(0, 16);
+};
 const id = (text: string): PlantId => parsePlantId(text);
 const issued = cursors.encode({ after: id('9007199254740993'), limit: 20 });
 
@@ -137,11 +145,21 @@ describe('listCursors', () => {
     );
   });
 
-  it('refuses a well-signed cursor of another layout version', () => {
-    const bytes = Buffer.from(issued, 'base64url');
-    bytes[0] = 2;
+  it('writes the documented layout: version, id, limit, and HMAC-SHA256 under a key from the table name', () => {
+    const bytes = Buffer.from(cursors.encode({ after: id('-2'), limit: 300 }), 'base64url');
 
-    expect(rejection(bytes.toString('base64url')).field).toBe('cursor');
+    expect(bytes.subarray(0, 13)).toStrictEqual(
+      Buffer.from([1, ...Array(7).fill(0xff), 0xfe, 0, 0, 1, 44]),
+    );
+    expect(bytes.subarray(13)).toStrictEqual(macOf(tableName, bytes.subarray(0, 13)));
+  });
+
+  it('refuses a well-signed cursor of another layout version', () => {
+    const body = Buffer.from(issued, 'base64url').subarray(0, 13);
+    body[0] = 2;
+    const text = Buffer.concat([body, macOf(tableName, body)]).toString('base64url');
+
+    expect(rejection(text).message).toMatch(/^cursor was not issued by this list/);
   });
 
   it('answers any text with a cursor or an InvalidCursorError, never another error', () => {
