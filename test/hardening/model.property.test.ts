@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoDbClient } from '../../functions/connections/dynamodb-client.ts';
+import { createDynamoDbPlantStore } from '../../functions/plants/dynamodb-plant-store.ts';
+import { parsePlantId } from '../../functions/plants/plant-id.ts';
+import {
+  PlantConflictError,
+  type PlantStore,
+  type StoredPlant,
+  StoreUnavailableError,
+} from '../../functions/plants/plant-store.ts';
 import { expectContractAnswer } from '../support/contract.ts';
+import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
 import { fakeEvent } from '../support/fake-event.ts';
 import { type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 
@@ -140,4 +150,264 @@ function plantOf(item: Record<string, unknown>): Plant {
   const plant: Plant = { name: name?.S ?? '' };
   if (tag?.S !== undefined) plant.tag = tag.S;
   return plant;
+}
+
+/** An id's slot in a run's pool; the store's ops as the property draws them. */
+type StoreOp =
+  | { kind: 'create'; slot: number; plant: Plant }
+  | { kind: 'delete'; slot: number }
+  /** One more page of the walk under way (a new walk when none is). */
+  | { kind: 'page'; limit: number }
+  /** A whole walk with nothing written meanwhile: exactly the model's plants. */
+  | { kind: 'walk'; limit: number };
+
+const slots = 4;
+const storeOp: fc.Arbitrary<StoreOp> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: create
+      .map(({ plant }) => plant)
+      .chain((plant) =>
+        fc.nat({ max: slots - 1 }).map((slot) => ({ kind: 'create' as const, slot, plant })),
+      ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.nat({ max: slots - 1 }).map((slot) => ({ kind: 'delete' as const, slot })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.integer({ min: 1, max: 3 }).map((limit) => ({ kind: 'page' as const, limit })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 1, max: 3 }).map((limit) => ({ kind: 'walk' as const, limit })),
+  },
+);
+
+/** What a walk under way has seen, and what the model held while it went. */
+type Walk = {
+  limit: number;
+  cursor: string | undefined;
+  listed: StoredPlant[];
+  /** The ids held when the walk began and never deleted since. */
+  throughout: Set<string>;
+  /** Every plant any id held at some moment of the walk, as `id name tag`. */
+  held: Set<string>;
+};
+
+const heldKey = (id: string, plant: Plant) => JSON.stringify([id, plant.name, plant.tag]);
+const asStored = (id: string, plant: Plant): StoredPlant => ({ id: parsePlantId(id), ...plant });
+const byId = (a: { id: string }, b: { id: string }) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1);
+
+/** The rules of delete added to the model's: a delete removes the plant if there is one. */
+class StoreModel extends PlantModel {
+  delete(id: string): { deleted: boolean } {
+    return { deleted: this.plants.delete(id) };
+  }
+
+  stored(): StoredPlant[] {
+    return [...this.plants].map(([id, plant]) => asStored(id, plant)).sort(byId);
+  }
+}
+
+/** A store call's answer in the model's terms: 200 or 409 for a create, as the handler answers. */
+async function createAnswer(store: PlantStore, id: string, plant: Plant) {
+  try {
+    const { plant: answered } = await store.create({ id, ...plant });
+    return { status: 200 as const, body: answered as unknown };
+  } catch (error) {
+    if (error instanceof PlantConflictError) {
+      return { status: 409 as const, body: { error: 409, message: error.message } as unknown };
+    }
+    throw error;
+  }
+}
+
+async function wholeWalk(store: PlantStore, limit: number): Promise<StoredPlant[]> {
+  const plants: StoredPlant[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({ limit, cursor });
+    expect(page.plants.length).toBeLessThanOrEqual(limit);
+    plants.push(...page.plants);
+    cursor = page.next;
+    expect(plants.length, 'a walk ends').toBeLessThanOrEqual(100);
+  } while (cursor !== undefined);
+  return plants;
+}
+
+describe('the plant store against a model of the rules, with deletes and list walks', () => {
+  let dynalite: DynaliteServer;
+  let store: PlantStore;
+  let nextStoreBase = 7_700_000_000;
+  beforeAll(async () => {
+    // A table of its own, emptied after every run, so that a walk sees only the run's plants.
+    dynalite = await startDynalite();
+    store = createDynamoDbPlantStore(
+      createDynamoDbClient({
+        endpoint: new URL(dynalite.endpoint),
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      }),
+      dynalite.tableName,
+    );
+  });
+  afterAll(() => dynalite.close());
+
+  it('answers creates, replays and deletes as the model does, and every walk lists each plant present throughout it once', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(storeOp, { minLength: 1, maxLength: 16 }), async (ops) => {
+        nextStoreBase += 10;
+        const ids = Array.from({ length: slots }, (_, n) => String(nextStoreBase + n));
+        const model = new StoreModel();
+        let walk: Walk | undefined;
+        expect(await wholeWalk(store, 3)).toStrictEqual([]);
+
+        for (const op of ops) {
+          if (op.kind === 'create') {
+            const id = ids[op.slot] ?? '';
+            const answer = await createAnswer(store, id, op.plant);
+            expect(answer).toStrictEqual(model.create(id, op.plant));
+            walk?.held.add(heldKey(id, model.plants.get(id) ?? op.plant));
+          } else if (op.kind === 'delete') {
+            const id = ids[op.slot] ?? '';
+            expect(await store.delete(parsePlantId(id))).toStrictEqual(model.delete(id));
+            walk?.throughout.delete(id);
+          } else if (op.kind === 'walk') {
+            expect((await wholeWalk(store, op.limit)).sort(byId)).toStrictEqual(model.stored());
+          } else {
+            walk ??= {
+              limit: op.limit,
+              cursor: undefined,
+              listed: [],
+              throughout: new Set(model.plants.keys()),
+              held: new Set([...model.plants].map(([id, plant]) => heldKey(id, plant))),
+            };
+            const page = await store.list({ limit: walk.limit, cursor: walk.cursor });
+            expect(page.plants.length).toBeLessThanOrEqual(walk.limit);
+            walk.listed.push(...page.plants);
+            walk.cursor = page.next;
+            if (walk.cursor === undefined) {
+              expectWalkAgreed(walk);
+              walk = undefined;
+            }
+          }
+        }
+
+        while (walk !== undefined) {
+          const page = await store.list({ limit: walk.limit, cursor: walk.cursor });
+          walk.listed.push(...page.plants);
+          walk.cursor = page.next;
+          if (walk.cursor === undefined) {
+            expectWalkAgreed(walk);
+            walk = undefined;
+          }
+        }
+        expect((await wholeWalk(store, 2)).sort(byId)).toStrictEqual(model.stored());
+        for (const id of model.plants.keys()) {
+          expect(await store.delete(parsePlantId(id))).toStrictEqual({ deleted: true });
+        }
+        for (const id of ids)
+          expect(await dynalite.getItem(dynalite.tableName, id)).toBeUndefined();
+      }),
+      { numRuns: Math.ceil(runs / 3) },
+    );
+  });
+
+  it('lets concurrent creates and deletes behave like some order of them, whole plants only', async () => {
+    type Write = { kind: 'create'; slot: number; plant: Plant } | { kind: 'delete'; slot: number };
+    const write: fc.Arbitrary<Write> = fc.oneof(
+      create.map(({ slot, plant }) => ({ kind: 'create' as const, slot: slot % 2, plant })),
+      fc.nat({ max: 1 }).map((slot) => ({ kind: 'delete' as const, slot })),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(write, { minLength: 2, maxLength: 5 }), { minLength: 1, maxLength: 3 }),
+        async (batches) => {
+          nextStoreBase += 10;
+          const ids = [String(nextStoreBase), String(nextStoreBase + 1)];
+          let model = new StoreModel();
+          for (const batch of batches) {
+            const answers = await Promise.all(
+              batch.map((op) => {
+                const id = ids[op.slot] ?? '';
+                return op.kind === 'delete'
+                  ? store.delete(parsePlantId(id))
+                  : createAnswer(store, id, op.plant).catch((error: unknown) => {
+                      // A create whose condition failed and whose read-back found the plant
+                      // deleted meanwhile wrote nothing, and asks for a retry.
+                      if (error instanceof StoreUnavailableError) return 'unavailable' as const;
+                      throw error;
+                    });
+              }),
+            );
+            const table = await Promise.all(
+              ids.map((id) => dynalite.getItem(dynalite.tableName, id)),
+            );
+
+            const order = [...orders(batch.length)].find((indexes) => {
+              const trial = new StoreModel();
+              for (const [id, plant] of model.plants) trial.plants.set(id, plant);
+              const agrees = indexes.every((n) => {
+                const op = batch[n];
+                const id = ids[op?.slot ?? 0] ?? '';
+                if (op === undefined || answers[n] === 'unavailable') return true;
+                const expected =
+                  op.kind === 'delete' ? trial.delete(id) : trial.create(id, op.plant);
+                return JSON.stringify(expected) === JSON.stringify(answers[n]);
+              });
+              return (
+                agrees &&
+                ids.every((id, n) => {
+                  const plant = trial.plants.get(id);
+                  return (
+                    JSON.stringify(table[n]) ===
+                    JSON.stringify(plant === undefined ? undefined : asItem(id, plant))
+                  );
+                })
+              );
+            });
+
+            expect(
+              order,
+              `no order of ${JSON.stringify(batch)} gives ${JSON.stringify(answers)}`,
+            ).toBeDefined();
+            const next = new StoreModel();
+            ids.forEach((id, n) => {
+              const item = table[n];
+              if (item !== undefined) next.plants.set(id, plantOf(item));
+            });
+            model = next;
+            expect((await wholeWalk(store, 1)).sort(byId)).toStrictEqual(model.stored());
+          }
+          for (const id of model.plants.keys()) await store.delete(parsePlantId(id));
+        },
+      ),
+      { numRuns: Math.ceil(runs / 6) },
+    );
+  });
+});
+
+function expectWalkAgreed(walk: Walk) {
+  const ids = walk.listed.map(({ id }) => id);
+  expect(new Set(ids).size, 'no plant twice').toBe(ids.length);
+  for (const id of walk.throughout) expect(ids).toContain(id);
+  for (const { id, name, tag } of walk.listed) {
+    expect(walk.held, 'only plants held during the walk').toContain(
+      heldKey(id, { name, ...(tag === undefined ? {} : { tag }) }),
+    );
+  }
+}
+
+/** Every order of 0..n-1. */
+function* orders(n: number): Generator<number[]> {
+  if (n === 0) {
+    yield [];
+    return;
+  }
+  for (const rest of orders(n - 1)) {
+    for (let at = 0; at <= rest.length; at++)
+      yield [...rest.slice(0, at), n - 1, ...rest.slice(at)];
+  }
 }
