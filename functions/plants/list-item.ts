@@ -11,7 +11,7 @@ export type PlantListItem = { readonly id: RawJson; readonly name: string; reado
 
 /**
  * The JSON value of a listed plant: its id written as the exact JSON number NewPlant takes
- * (`9223372036854775807`, not a string, and not the nearest double `9223372036854775808`), its
+ * (`9223372036854775807`: not a string, and not `9223372036854776000`, the nearest double), its
  * name, and its tag only when it has one. JavaScript numbers lose integers above 2^53, so the
  * id's canonical decimal text is written as is.
  */
