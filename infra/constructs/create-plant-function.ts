@@ -7,8 +7,8 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   Alias,
   ApplicationLogLevel,
-  type CfnFunction,
   Architecture,
+  type CfnFunction,
   LoggingFormat,
   Runtime,
   SystemLogLevel,

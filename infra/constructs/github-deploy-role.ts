@@ -123,6 +123,5 @@ export class GithubDeployRole extends Construct {
         ),
       }),
     );
-
   }
 }

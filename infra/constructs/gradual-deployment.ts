@@ -1,4 +1,4 @@
-import { Annotations, Validations } from 'aws-cdk-lib';
+import { Annotations, type CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
@@ -102,6 +102,13 @@ export class GradualDeployment extends Construct {
     if (hook !== undefined) {
       // The role too: its policy, which lets the hook invoke the version, changes with it.
       props.alias.node.addDependency(hook, ...(hook.role === undefined ? [] : [hook.role]));
+      const hookId = Stack.of(this).resolve((hook.node.defaultChild as CfnResource).logicalId);
+      Validations.of(this.deploymentGroup).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${hookId}.Arn>:*]`,
+        reason:
+          "LambdaDeploymentGroup's preHook lets CodeDeploy invoke the hook function and any of " +
+          'its versions and aliases; the hook has neither, so this names one function only.',
+      });
     }
 
     if (props.ignoreAlarmConfiguration === true) {
