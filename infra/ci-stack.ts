@@ -22,7 +22,8 @@ export class PlantStoreCiStack extends Stack {
     });
 
     new CfnOutput(this, 'DeployRoleArn', {
-      description: 'Set as the repository variable AWS_DEPLOY_ROLE_ARN (each stage gets it as ciRoleArn)',
+      description:
+        'Set as the repository variable AWS_DEPLOY_ROLE_ARN (each stage gets it as ciRoleArn)',
       value: role.roleArn,
     });
   }

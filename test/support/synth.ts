@@ -70,8 +70,9 @@ export function resourceAt(
   type: string,
   idPrefix: string,
 ): [string, TemplateResource] {
-  const entries = (Object.entries(template.findResources(type)) as [string, TemplateResource][])
-    .filter(([id]) => id.startsWith(idPrefix));
+  const entries = (
+    Object.entries(template.findResources(type)) as [string, TemplateResource][]
+  ).filter(([id]) => id.startsWith(idPrefix));
   expect(entries, `${type} ${idPrefix}*`).toHaveLength(1);
   return entries[0] as [string, TemplateResource];
 }
