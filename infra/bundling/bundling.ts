@@ -4,10 +4,11 @@ import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
 /**
- * The one definition of how the create-plant function is bundled. The stack hands
- * `cdkBundlingOptions` to NodejsFunction; tests and benchmarks hand `esbuildBuildOptions` to
- * esbuild's JS API. Both are derived from the constants below, so what is measured and tested is
- * byte-for-byte what ships.
+ * The one definition of how the functions are bundled. The stack hands `cdkBundlingOptions` (and
+ * the pre-traffic hook's `preTrafficCheckBundlingOptions`) to NodejsFunction; tests and
+ * benchmarks hand `esbuildBuildOptions` (`preTrafficCheckEsbuildOptions`) to esbuild's JS API.
+ * Both are derived from the constants below, so what is measured and tested is byte-for-byte what
+ * ships.
  */
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
