@@ -1,6 +1,14 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
+import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { preTrafficCheckBundlingOptions } from '../../infra/bundling/bundling.ts';
+import {
+  bundleFileName,
+  preTrafficCheckBundlingOptions,
+  preTrafficCheckEsbuildOptions,
+} from '../../infra/bundling/bundling.ts';
 import {
   onlyResource,
   type TemplateResource as Resource,
@@ -80,7 +88,24 @@ describe('PreTrafficCheck function', () => {
 
   it('bundles everything but the AWS SDK v3, which the nodejs24.x runtime provides', () => {
     expect(preTrafficCheckBundlingOptions.externalModules).toEqual(['@aws-sdk/*']);
+    expect(preTrafficCheckEsbuildOptions.external).toEqual(['@aws-sdk/*']);
   });
+
+  it('ships the exact bundle preTrafficCheckEsbuildOptions builds', async () => {
+    const { app, template: bundled } = synthStack();
+    const [, fn] = hook(bundled);
+    const { S3Key } = fn.Properties.Code as { S3Key: string };
+    const assetDir = path.join(app.synth().directory, `asset.${S3Key.replace(/\.zip$/, '')}`);
+    const shipped = await readFile(path.join(assetDir, bundleFileName), 'utf8');
+
+    const outdir = await mkdtemp(path.join(tmpdir(), 'pre-traffic-bundle-'));
+    try {
+      await build({ ...preTrafficCheckEsbuildOptions, outdir, logLevel: 'silent' });
+      expect(await readFile(path.join(outdir, bundleFileName), 'utf8')).toBe(shipped);
+    } finally {
+      await rm(outdir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('PreTrafficCheck role', () => {
