@@ -8,6 +8,7 @@ import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime } from 'aws-c
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { hookEnvNames } from '../../functions/pre-traffic-check/hook-config.ts';
 import {
   nodeOptions,
   preTrafficCheckBundlingOptions,
@@ -77,10 +78,10 @@ export class PreTrafficCheck extends Construct {
       tokenSource === undefined
         ? {}
         : {
-            TOKEN_URL: tokenSource.tokenUrl,
-            USER_POOL_ID: tokenSource.userPool.userPoolId,
-            CLIENT_ID: tokenSource.client.userPoolClientId,
-            TOKEN_SCOPE: tokenSource.scope,
+            [hookEnvNames.tokenUrl]: tokenSource.tokenUrl,
+            [hookEnvNames.userPoolId]: tokenSource.userPool.userPoolId,
+            [hookEnvNames.clientId]: tokenSource.client.userPoolClientId,
+            [hookEnvNames.tokenScope]: tokenSource.scope,
           };
     this.function = new NodejsFunction(this, 'Function', {
       entry: preTrafficCheckEntry,
@@ -100,7 +101,7 @@ export class PreTrafficCheck extends Construct {
       environment: {
         // The qualified ARN of the version this deploy publishes: it changes with every release,
         // and so updates this function before the alias moves.
-        TARGET_FUNCTION_ARN: target.functionArn,
+        [hookEnvNames.targetFunctionArn]: target.functionArn,
         ...tokenEnvironment,
         NODE_OPTIONS: nodeOptions,
       },
