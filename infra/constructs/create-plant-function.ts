@@ -159,8 +159,8 @@ export class CreatePlantFunction extends Construct {
 /**
  * The references in the function's environment that CloudFormation resolves at deploy time
  * (`Ref`, `Fn::GetAtt`), each once, joined by spaces: the table's name, the pool's issuer URL, the
- * client id, the resource server. A version description holds at most 256 characters, and these
- * take about 180 at most (create-plant-function.test.ts), so the derived JWKS URL is not repeated.
+ * client id, the resource server. Each reference once, not each variable, because a version
+ * description holds at most 256 characters (docs/decisions/0031-deploy-time-config-in-the-version.md).
  */
 function deployTimeValues(cfnFunction: CfnFunction): string {
   const environment: unknown = Stack.of(cfnFunction).resolve(cfnFunction.environment);

@@ -40,8 +40,9 @@ export interface GithubDeployRoleProps {
 /**
  * How long one role session lasts: the whole deploy job runs on it, and `cdk deploy` waits inside
  * it while CodeDeploy shifts traffic, for up to the longest deployment config offered plus the
- * pre-traffic hook. test/infra/workflows.test.ts holds the jobs' timeouts and the session the
- * workflow asks for to this, and this to the longest shift.
+ * pre-traffic hook; the CLI renews its hour-long bootstrap role sessions from it meanwhile
+ * (docs/decisions/0033-deploy-time-budget.md). test/infra/workflows.test.ts holds the jobs'
+ * timeouts and the session the workflow asks for to this, and this to the longest shift.
  */
 export const deploySessionDuration = Duration.minutes(150);
 
