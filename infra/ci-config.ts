@@ -8,11 +8,13 @@ import { type ContextReader, contextText, StageConfigError } from './stage-confi
  * | `githubRepo` | `owner/name` of the repository whose workflows may deploy | no CI stack |
  * | `githubEnvironments` | comma list of its GitHub environments that may deploy | `prod` |
  * | `githubOidcProviderArn` | an existing GitHub OIDC provider in the account, instead of a new one | a new one |
+ * | `githubSubjectPrefix` | the repository's OIDC subject prefix with immutable ids, `repo:<owner>@<owner id>/<name>@<repo id>` | the name-only `repo:<owner>/<name>` |
  */
 export interface CiConfig {
   readonly repository: string;
   readonly environments: readonly string[];
   readonly existingOidcProviderArn?: string;
+  readonly subjectPrefix?: string;
 }
 
 /** GitHub's own rules for owner and repository names. */
@@ -47,5 +49,31 @@ export function readCiConfig(context: ContextReader): CiConfig | undefined {
       `context "githubOidcProviderArn" must be the ARN of the token.actions.githubusercontent.com provider: ${existingOidcProviderArn}`,
     );
   }
-  return { repository, environments, existingOidcProviderArn };
+  const subjectPrefix = readSubjectPrefix(context, repository);
+  return { repository, environments, existingOidcProviderArn, subjectPrefix };
+}
+
+/**
+ * GitHub's immutable subject prefix names the repository as `<owner>@<owner id>/<name>@<repo id>`.
+ * It must name the same repository as `githubRepo`, spelled the same way: IAM compares subjects
+ * exactly, and a prefix copied from another repository would trust that one instead.
+ */
+const subjectPrefixPattern = /^repo:([A-Za-z0-9-]{1,39})@(\d+)\/([A-Za-z0-9._-]{1,100})@(\d+)$/;
+
+function readSubjectPrefix(context: ContextReader, repository: string): string | undefined {
+  const prefix = contextText(context, 'githubSubjectPrefix');
+  if (prefix === undefined) return undefined;
+  const match = subjectPrefixPattern.exec(prefix);
+  if (match === null) {
+    throw new StageConfigError(
+      `context "githubSubjectPrefix" must be GitHub's immutable subject prefix, repo:<owner>@<owner id>/<name>@<repo id> (sub_claim_prefix of gh api repos/${repository}/actions/oidc/customization/sub): ${prefix}`,
+    );
+  }
+  const [, owner, , name] = match;
+  if (`${owner}/${name}` !== repository) {
+    throw new StageConfigError(
+      `context "githubSubjectPrefix" names ${owner}/${name}, but "githubRepo" is ${repository}: ${prefix}`,
+    );
+  }
+  return prefix;
 }

@@ -18,10 +18,12 @@ export class PlantStoreCiStack extends Stack {
       repository: props.repository,
       environments: props.environments,
       existingOidcProviderArn: props.existingOidcProviderArn,
+      subjectPrefix: props.subjectPrefix,
     });
 
     new CfnOutput(this, 'DeployRoleArn', {
-      description: 'Set as the repository variable AWS_DEPLOY_ROLE_ARN',
+      description:
+        'Set as the repository variable AWS_DEPLOY_ROLE_ARN (each stage gets it as ciRoleArn)',
       value: role.roleArn,
     });
   }

@@ -1,6 +1,8 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { Aws, CfnOutput, Stack } from 'aws-cdk-lib';
+import { Role } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { ApiCustomDomain } from './constructs/api-custom-domain.ts';
 import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
 import { CreatePlantFunction } from './constructs/create-plant-function.ts';
 import { type DeploymentConfigName, GradualDeployment } from './constructs/gradual-deployment.ts';
@@ -9,8 +11,13 @@ import { OperationalAlarms } from './constructs/operational-alarms.ts';
 import { OperationsDashboard } from './constructs/operations-dashboard.ts';
 import { PlantsHttpApi } from './constructs/plants-http-api.ts';
 import { PlantsTable } from './constructs/plants-table.ts';
+import { PreTrafficCheck } from './constructs/pre-traffic-check.ts';
 import { stackInstanceId } from './constructs/stack-instance-id.ts';
-import { defaultDeploymentConfig, defaultDomainPrefixStem } from './stage-config.ts';
+import {
+  type CustomDomainConfig,
+  defaultDeploymentConfig,
+  defaultDomainPrefixStem,
+} from './stage-config.ts';
 
 export interface PlantStoreStackProps extends StackProps {
   /** The deployment's name (`dev`, `prod`): it feeds the Cognito domain prefix and shift defaults. */
@@ -38,6 +45,23 @@ export interface PlantStoreStackProps extends StackProps {
    * @default `defaultDeploymentConfig(stage)`: all at once for `dev`, else a 10 % canary for 5 minutes
    */
   readonly deploymentConfig?: DeploymentConfigName;
+  /**
+   * Shift traffic without reading the rollback alarms, for an emergency fix that must go out while
+   * they fire; the pre-traffic check still runs.
+   * @default false
+   */
+  readonly ignoreAlarmConfiguration?: boolean;
+  /**
+   * Serve the API on this name too, with this ACM certificate of the stack's region.
+   * @default - the execute-api URL only
+   */
+  readonly customDomain?: CustomDomainConfig;
+  /**
+   * The CI deploy role (`PlantStore-ci`'s `DeployRoleArn`): with the Cognito issuer, it may read
+   * this stage's machine client secret, and no other pool's, for the checks after a deploy.
+   * @default - no role is granted anything
+   */
+  readonly ciRoleArn?: string;
 }
 
 /**
@@ -67,6 +91,12 @@ export class PlantStoreStack extends Stack {
 
     const createPlant = new CreatePlantFunction(this, 'CreatePlant', { table, tokenIssuer });
 
+    // The check runs against the version this deploy publishes, before the alias moves to it.
+    const preTrafficCheck = new PreTrafficCheck(this, 'PreTrafficCheck', {
+      target: createPlant.alias.version,
+      tokenSource: auth,
+    });
+
     const http = new PlantsHttpApi(this, 'Http', {
       createPlantFunction: createPlant.alias,
       throttlingRateLimit: props.throttlingRateLimit,
@@ -76,6 +106,7 @@ export class PlantStoreStack extends Stack {
     const alarms = new OperationalAlarms(this, 'Alarms', {
       function: createPlant.function,
       alias: createPlant.alias,
+      functionLogGroup: createPlant.logGroup,
       api: http.api,
       table,
       alarmEmail: props.alarmEmail,
@@ -85,6 +116,8 @@ export class PlantStoreStack extends Stack {
       alias: createPlant.alias,
       deploymentConfig: props.deploymentConfig ?? defaultDeploymentConfig(props.stage),
       rollbackAlarms: alarms.rollbackAlarms,
+      preTrafficHook: preTrafficCheck.function,
+      ignoreAlarmConfiguration: props.ignoreAlarmConfiguration,
     });
 
     new OperationsDashboard(this, 'Operations', {
@@ -98,6 +131,25 @@ export class PlantStoreStack extends Stack {
       description: 'Base URL of the API; POST plants to <ApiUrl>plants',
       value: http.url,
     });
+    if (props.customDomain !== undefined) {
+      const domain = new ApiCustomDomain(this, 'CustomDomain', {
+        api: http.api,
+        stage: http.stage,
+        ...props.customDomain,
+      });
+      new CfnOutput(this, 'CustomDomainUrl', {
+        description: 'The API on its own name, once DNS points there; POST plants to <url>plants',
+        value: domain.url,
+      });
+      new CfnOutput(this, 'CustomDomainTarget', {
+        description: `Point ${props.customDomain.domainName} here: a CNAME, or a Route 53 alias record`,
+        value: domain.target,
+      });
+      new CfnOutput(this, 'CustomDomainHostedZoneId', {
+        description: 'The hosted zone of CustomDomainTarget, for a Route 53 alias record',
+        value: domain.hostedZoneId,
+      });
+    }
     new CfnOutput(this, 'PlantsTableName', {
       description: 'The DynamoDB table (retained when the stack is deleted)',
       value: table.tableName,
@@ -111,9 +163,16 @@ export class PlantStoreStack extends Stack {
       return;
     }
     const { userPool, client } = auth;
+    if (props.ciRoleArn !== undefined) {
+      auth.grantReadClientSecret(Role.fromRoleArn(this, 'CiRole', props.ciRoleArn));
+    }
     new CfnOutput(this, 'TokenUrl', {
       description: 'OAuth 2.0 token endpoint (client_credentials grant, scope plants/write)',
       value: auth.tokenUrl,
+    });
+    new CfnOutput(this, 'UserPoolId', {
+      description: 'The user pool of the machine client',
+      value: userPool.userPoolId,
     });
     new CfnOutput(this, 'ClientId', {
       description: 'The machine client id',

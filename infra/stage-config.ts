@@ -19,6 +19,9 @@ import {
  * | `throttleRateLimit` | stage steady-state requests per second | 100 |
  * | `throttleBurstLimit` | stage burst | 200 |
  * | `deploymentConfig` | how CodeDeploy shifts traffic to a new version (`deploymentConfigNames`) | `AllAtOnce` for `dev`, else `Canary10Percent5Minutes` |
+ * | `ignoreAlarmConfiguration` | `true`: shift traffic without reading the rollback alarms (an emergency fix) | `false` |
+ * | `domainName`, `certificateArn` | serve the API on this name too, with this ACM certificate of the stack's region | no custom domain |
+ * | `ciRoleArn` | the CI deploy role (`PlantStore-ci`'s `DeployRoleArn`), which may then read this stage's machine client secret | no such grant |
  */
 export interface StageConfig {
   readonly stage: string;
@@ -28,6 +31,14 @@ export interface StageConfig {
   readonly throttlingRateLimit?: number;
   readonly throttlingBurstLimit?: number;
   readonly deploymentConfig: DeploymentConfigName;
+  readonly ignoreAlarmConfiguration: boolean;
+  readonly customDomain?: CustomDomainConfig;
+  readonly ciRoleArn?: string;
+}
+
+export interface CustomDomainConfig {
+  readonly domainName: string;
+  readonly certificateArn: string;
 }
 
 /**
@@ -57,6 +68,10 @@ const ciStackStage = 'ci';
 /** Cognito's own rule, plus its reserved words, checked here so a bad value fails at synth. */
 const domainPrefixPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const reservedInDomainPrefix = /aws|amazon|cognito/;
+/** A host name of two labels or more, as API Gateway takes it: lowercase, no trailing dot. */
+const domainNamePattern = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const certificateArnPattern = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]{36}$/;
+const roleArnPattern = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
 export function readStageConfig(context: ContextReader): StageConfig {
   const stage = contextText(context, 'stage') ?? 'dev';
@@ -99,7 +114,46 @@ export function readStageConfig(context: ContextReader): StageConfig {
     throttlingRateLimit: positiveInteger(context, 'throttleRateLimit'),
     throttlingBurstLimit: positiveInteger(context, 'throttleBurstLimit'),
     deploymentConfig: readDeploymentConfig(context, stage),
+    ignoreAlarmConfiguration: flag(context, 'ignoreAlarmConfiguration'),
+    customDomain: readCustomDomain(context),
+    ciRoleArn: matching(context, 'ciRoleArn', roleArnPattern, 'an IAM role ARN'),
   };
+}
+
+function readCustomDomain(context: ContextReader): CustomDomainConfig | undefined {
+  const domainName = matching(context, 'domainName', domainNamePattern, 'a lowercase host name');
+  const certificateArn = matching(
+    context,
+    'certificateArn',
+    certificateArnPattern,
+    'an ACM certificate ARN',
+  );
+  if (domainName === undefined && certificateArn === undefined) return undefined;
+  if (domainName === undefined || certificateArn === undefined) {
+    throw new StageConfigError('context "domainName" and "certificateArn" go together');
+  }
+  return { domainName, certificateArn };
+}
+
+/** `true` or `false`, as `-c key=true` (a string) or cdk.json (a boolean) gives it; absent is false. */
+function flag(context: ContextReader, key: string): boolean {
+  const value = context(key);
+  if (value === undefined || value === null || value === false || value === 'false') return false;
+  if (value === true || value === 'true') return true;
+  throw new StageConfigError(`context "${key}" must be true or false: ${String(value)}`);
+}
+
+function matching(
+  context: ContextReader,
+  key: string,
+  pattern: RegExp,
+  what: string,
+): string | undefined {
+  const value = contextText(context, key);
+  if (value !== undefined && !pattern.test(value)) {
+    throw new StageConfigError(`context "${key}" must be ${what}: ${value}`);
+  }
+  return value;
 }
 
 function readDeploymentConfig(context: ContextReader, stage: string): DeploymentConfigName {

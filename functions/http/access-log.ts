@@ -20,6 +20,8 @@ export function accessLog(log: Logger, service: string): PlantMiddleware {
       apiRequestId: event.requestContext?.requestId,
       method: event.requestContext?.http?.method,
       path: event.rawPath,
+      // The version that answered: the rollback alarms count a new version's answers by it.
+      functionVersion: context.functionVersion,
       status,
       outcome,
       authFailureReason,

@@ -4,15 +4,24 @@ import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
 /**
- * The one definition of how the create-plant function is bundled. The stack hands
- * `cdkBundlingOptions` to NodejsFunction; tests and benchmarks hand `esbuildBuildOptions` to
- * esbuild's JS API. Both are derived from the constants below, so what is measured and tested is
- * byte-for-byte what ships.
+ * The one definition of how the functions are bundled. The stack hands `cdkBundlingOptions` (and
+ * the pre-traffic hook's `preTrafficCheckBundlingOptions`) to NodejsFunction; tests and
+ * benchmarks hand `esbuildBuildOptions` (`preTrafficCheckEsbuildOptions`) to esbuild's JS API.
+ * Both are derived from the constants below, so what is measured and tested is byte-for-byte what
+ * ships.
  */
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 
 export const createPlantEntry = path.join(projectRoot, 'functions', 'create-plant', 'handler.ts');
+
+/** The BeforeAllowTraffic hook (infra/constructs/pre-traffic-check.ts). */
+export const preTrafficCheckEntry = path.join(
+  projectRoot,
+  'functions',
+  'pre-traffic-check',
+  'handler.ts',
+);
 
 /** NodejsFunction names an ESM bundle `index.mjs`; the handler string follows from it. */
 export const bundleFileName = 'index.mjs';
@@ -83,6 +92,43 @@ export const cdkBundlingOptions: BundlingOptions = {
   ),
   // Docker is never needed: esbuild is a devDependency and runs locally in CI and on laptops.
   forceDockerBundling: false,
+};
+
+/**
+ * The pre-traffic hook runs once per deployment, off the request path: no cold-start shims, and the
+ * AWS SDK v3 clients it calls (Lambda, CodeDeploy, Cognito) come from the nodejs24.x runtime.
+ */
+const preTrafficCheckExternalModules: readonly string[] = ['@aws-sdk/*'];
+
+export const preTrafficCheckBundlingOptions: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target,
+  minify: true,
+  keepNames: true,
+  sourceMap: true,
+  sourceMapMode: SourceMapMode.DEFAULT,
+  sourcesContent: false,
+  mainFields,
+  banner: esmRequireBanner,
+  externalModules: [...preTrafficCheckExternalModules],
+  forceDockerBundling: false,
+};
+
+/** The hook's bundle for esbuild's JS API, as `esbuildBuildOptions` is the create-plant one's. */
+export const preTrafficCheckEsbuildOptions: BuildOptions = {
+  entryPoints: { index: preTrafficCheckEntry },
+  bundle: true,
+  platform: 'node',
+  target,
+  format: 'esm',
+  outExtension: { '.js': '.mjs' },
+  minify: true,
+  keepNames: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
+  mainFields,
+  banner: { js: esmRequireBanner },
+  external: [...preTrafficCheckExternalModules],
 };
 
 /** The same bundle for esbuild's JS API; the caller adds `outdir` and gets `outdir/index.mjs`. */

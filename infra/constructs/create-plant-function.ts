@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, Intrinsic, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -8,6 +8,7 @@ import {
   Alias,
   ApplicationLogLevel,
   Architecture,
+  type CfnFunction,
   LoggingFormat,
   Runtime,
   SystemLogLevel,
@@ -81,6 +82,8 @@ export class CreatePlantFunction extends Construct {
 
     this.logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      // Kept after the stack is deleted, for the investigation; gone with a failed first deploy.
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
     // A role of our own instead of AWSLambdaBasicExecutionRole, whose logs actions apply to every
@@ -91,7 +94,7 @@ export class CreatePlantFunction extends Construct {
     });
     this.role = role;
 
-    const fn = new NodejsFunction(this, 'Function', {
+    const fn: NodejsFunction = new NodejsFunction(this, 'Function', {
       entry: createPlantEntry,
       handler: 'handler',
       projectRoot,
@@ -117,11 +120,22 @@ export class CreatePlantFunction extends Construct {
         [envNames.scope]: tokenIssuer.scope ?? 'plants/write',
         NODE_OPTIONS: nodeOptions,
       },
+      currentVersionOptions: {
+        // Old versions are kept, when a new one replaces them and when the template drops them:
+        // rolling back by hand moves the alias to one of them.
+        removalPolicy: RemovalPolicy.RETAIN,
+        // currentVersion hashes the function's template, where a table or pool appears as a
+        // {Ref}, not as its name: replaced, it would publish no version, and `live` would keep
+        // the old name. CloudFormation replaces a version whose description changes, so the
+        // values behind those references, written here, publish one.
+        description: Lazy.string({
+          produce: (): string => deployTimeValues(fn.node.defaultChild as CfnFunction),
+        }),
+      },
     });
     this.function = fn;
-    // currentVersion hashes the function's configuration and code, so a deploy that changes
-    // either publishes a new version and one that changes neither publishes none. Old versions are
-    // kept (RETAIN): a rollback moves the alias back to one of them.
+    // currentVersion publishes a version with each deploy that changes the function's code or
+    // configuration, and none with a deploy that changes neither.
     this.alias = new Alias(this, 'LiveAlias', {
       aliasName: liveAliasName,
       version: fn.currentVersion,
@@ -140,6 +154,30 @@ export class CreatePlantFunction extends Construct {
         'active tracing needs Resource "*"; they are the only actions granted on "*".',
     });
   }
+}
+
+/**
+ * The references in the function's environment that CloudFormation resolves at deploy time
+ * (`Ref`, `Fn::GetAtt`), each once, joined by spaces: the table's name, the pool's issuer URL, the
+ * client id, the resource server. Each reference once, not each variable, because a version
+ * description holds at most 256 characters (docs/decisions/0031-deploy-time-config-in-the-version.md).
+ */
+function deployTimeValues(cfnFunction: CfnFunction): string {
+  const environment: unknown = Stack.of(cfnFunction).resolve(cfnFunction.environment);
+  const found = new Map<string, unknown>();
+  const collect = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null) return;
+    if ('Ref' in value || 'Fn::GetAtt' in value) {
+      found.set(JSON.stringify(value), value);
+      return;
+    }
+    for (const each of Object.values(value)) collect(each);
+  };
+  collect(environment);
+  return Fn.join(
+    ' ',
+    [...found.values()].map((value) => new Intrinsic(value).toString()),
+  );
 }
 
 /** Auth0's issuer ends in `/`; the well-known path must not be appended after a second one. */

@@ -1,4 +1,4 @@
-import { Aws, DefaultStackSynthesizer, Duration, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, DefaultStackSynthesizer, Duration } from 'aws-cdk-lib';
 import type { IOidcProvider } from 'aws-cdk-lib/aws-iam';
 import {
   Effect,
@@ -24,6 +24,13 @@ export interface GithubDeployRoleProps {
    */
   readonly existingOidcProviderArn?: string;
   /**
+   * The repository's subject prefix with immutable ids, `repo:<owner>@<owner id>/<name>@<repo id>`,
+   * which GitHub uses for repositories created or renamed since 15 July 2026 and for those that opt
+   * in (`gh api repos/<owner>/<name>/actions/oidc/customization/sub`, field `sub_claim_prefix`).
+   * @default - the name-only prefix `repo:<owner>/<name>`, which older repositories still use
+   */
+  readonly subjectPrefix?: string;
+  /**
    * The qualifier `cdk bootstrap` was run with.
    * @default - context `@aws-cdk/core:bootstrapQualifier`, else CDK's default `hnb659fds`
    */
@@ -31,10 +38,20 @@ export interface GithubDeployRoleProps {
 }
 
 /**
+ * How long one role session lasts: the whole deploy job runs on it, and `cdk deploy` waits inside
+ * it while CodeDeploy shifts traffic, for up to the longest deployment config offered plus the
+ * pre-traffic hook; the CLI renews its hour-long bootstrap role sessions from it meanwhile
+ * (docs/decisions/0033-deploy-time-budget.md). test/infra/workflows.test.ts holds the jobs'
+ * timeouts and the session the workflow asks for to this, and this to the longest shift.
+ */
+export const deploySessionDuration = Duration.minutes(150);
+
+/**
  * The role GitHub Actions assumes with its OIDC token (no stored keys). It trusts the `main`
  * branch and the named environments of one repository, for the STS audience only, and may do
  * nothing but assume the CDK bootstrap roles of this account and region (which deploy through
- * CloudFormation), plus read the machine client's secret for the smoke test.
+ * CloudFormation). Each stage stack that is told this role's ARN lets it read that stage's machine
+ * client secret, for the checks after the deploy (`PlantStoreStackProps.ciRoleArn`).
  */
 export class GithubDeployRole extends Construct {
   readonly role: Role;
@@ -60,12 +77,23 @@ export class GithubDeployRole extends Construct {
           );
 
     // A job's `sub` names its environment when it has one, else the ref it runs on: pull
-    // requests (`repo:o/n:pull_request`) and other branches match neither. Exact values with
+    // requests (`<prefix>:pull_request`) and other branches match neither. Exact values with
     // StringEquals, no wildcard: a new environment or branch gets no access until listed here.
+    // One prefix only: GitHub sends a repository either the immutable form or the name-only one.
+    const prefix = props.subjectPrefix ?? `repo:${props.repository}`;
     this.trustedSubjects = [
-      `repo:${props.repository}:ref:refs/heads/main`,
-      ...props.environments.map((name) => `repo:${props.repository}:environment:${name}`),
+      `${prefix}:ref:refs/heads/main`,
+      ...props.environments.map((name) => `${prefix}:environment:${name}`),
     ];
+    if (props.subjectPrefix === undefined) {
+      Annotations.of(this).addWarningV2(
+        'plant-store:githubSubjectName',
+        `The deploy role trusts the name-only subject ${prefix}:…, which GitHub sends only for ` +
+          'repositories created before 15 July 2026 that have not opted into immutable subjects. ' +
+          'A newer or renamed repository gets repo:<owner>@<owner id>/<name>@<repo id>:…: pass ' +
+          `-c githubSubjectPrefix=<sub_claim_prefix of gh api repos/${props.repository}/actions/oidc/customization/sub>.`,
+      );
+    }
 
     this.role = new Role(this, 'Role', {
       assumedBy: new WebIdentityPrincipal(this.oidcProvider.oidcProviderArn, {
@@ -75,7 +103,7 @@ export class GithubDeployRole extends Construct {
         },
       }),
       description: `GitHub Actions of ${props.repository}: assume the CDK bootstrap roles to deploy`,
-      maxSessionDuration: Duration.hours(1),
+      maxSessionDuration: deploySessionDuration,
     });
 
     const qualifier =
@@ -96,23 +124,5 @@ export class GithubDeployRole extends Construct {
         ),
       }),
     );
-
-    // The smoke test gets a token with the machine client's secret (the ClientSecretCommand
-    // output); the bootstrap roles cannot read it.
-    this.role.addToPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['cognito-idp:DescribeUserPoolClient'],
-        resources: [`arn:${Aws.PARTITION}:cognito-idp:${Aws.REGION}:${Aws.ACCOUNT_ID}:userpool/*`],
-      }),
-    );
-    Validations.of(this.role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cognito-idp:<AWS::Region>:<AWS::AccountId>:userpool/*]',
-      reason:
-        "The smoke test reads the machine client's secret of each stage's user pool, whose id " +
-        'CloudFormation generates in another stack at deploy time, so this stack cannot name ' +
-        'it. The action only reads app client settings, in this account and region; the same ' +
-        'role can already change those pools through CloudFormation.',
-    });
   }
 }

@@ -9,6 +9,7 @@ import {
   UserPool,
   UserPoolClientIdentityProvider,
 } from 'aws-cdk-lib/aws-cognito';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { TokenIssuerConfig } from './create-plant-function.ts';
 
@@ -142,5 +143,10 @@ export class MachineAuth extends Construct {
           'only serves client-credentials tokens gains nothing from it at a per-user price.',
       },
     );
+  }
+
+  /** Lets `grantee` read the machine client's settings, its secret included, in this pool only. */
+  grantReadClientSecret(grantee: IGrantable): Grant {
+    return this.userPool.grant(grantee, 'cognito-idp:DescribeUserPoolClient');
   }
 }

@@ -13,10 +13,13 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IAlias, IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { metricsNamespace } from '../../functions/http/request-metrics.ts';
 import { tableThrottledRequests } from './table-metrics.ts';
 
 export interface OperationalAlarmsProps {
@@ -26,6 +29,8 @@ export interface OperationalAlarmsProps {
    * shift moves it to): the rollback alarms watch that version's own errors.
    */
   readonly alias: IAlias;
+  /** Where the function writes its request lines, which carry the version that answered. */
+  readonly functionLogGroup: ILogGroup;
   readonly api: IHttpApi;
   readonly table: ITable;
   /**
@@ -50,10 +55,21 @@ const period = Duration.minutes(5);
 const deploymentPeriod = Duration.minutes(1);
 
 /**
+ * Counted from the function's request lines (functions/http/access-log.ts) by metric filters, per
+ * function (`Service`) and version (`FunctionVersion`): what each version itself answered.
+ */
+export const versionMetrics = {
+  requests: 'VersionRequests',
+  failures: 'VersionFailures',
+  dimensions: { Service: '$.Service', FunctionVersion: '$.functionVersion' },
+} as const;
+
+/**
  * The alarms that should wake an operator: the function failing or throttled, clients getting
  * 5xx or slow answers, DynamoDB refusing work; and, on 1-minute periods, the two `rollbackAlarms`
- * that let CodeDeploy roll a traffic shift back. Each fires on its first bad datapoint or on two
- * of three, and none fires on silence: an idle API has no datapoints, and that is not an incident.
+ * on the version being deployed, which let CodeDeploy roll a traffic shift back. Each fires on its
+ * first bad datapoint or on two of three, and none fires on silence: an idle API has no
+ * datapoints, and that is not an incident.
  */
 export class OperationalAlarms extends Construct {
   /** Every alarm, the rollback alarms included; with alarmEmail, each notifies the topic. */
@@ -72,6 +88,7 @@ export class OperationalAlarms extends Construct {
         metric,
         threshold: options.threshold,
         comparisonOperator: options.comparisonOperator,
+        alarmName: options.alarmName,
         evaluationPeriods: options.evaluationPeriods ?? 1,
         datapointsToAlarm: options.datapointsToAlarm ?? 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
@@ -98,18 +115,17 @@ export class OperationalAlarms extends Construct {
     });
 
     // A rate, not a count, so that the threshold means the same at 1 and at 1000 requests/s.
-    const serverErrorRate = (ratePeriod: Duration) =>
-      new MathExpression({
-        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
-        usingMetrics: {
-          errors: api.metricServerError({ period: ratePeriod, statistic: Stats.SUM }),
-          requests: api.metricCount({ period: ratePeriod, statistic: Stats.SUM }),
-        },
-        period: ratePeriod,
-        label: 'API 5xx rate (%)',
-      });
+    const serverErrorRate = new MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: {
+        errors: api.metricServerError({ period, statistic: Stats.SUM }),
+        requests: api.metricCount({ period, statistic: Stats.SUM }),
+      },
+      period,
+      label: 'API 5xx rate (%)',
+    });
     const serverErrorRatePercent = props.serverErrorRatePercent ?? 5;
-    alarm('Api5xxRate', serverErrorRate(period), {
+    alarm('Api5xxRate', serverErrorRate, {
       threshold: serverErrorRatePercent,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
@@ -139,47 +155,86 @@ export class OperationalAlarms extends Construct {
 
     // The rollback alarms. The paging alarms above need 5 to 15 minutes of data, longer than a
     // canary lasts, so these read 1-minute periods. CodeDeploy watches them only while it shifts
-    // traffic, and rolls back when one is in ALARM.
+    // traffic, and rolls back when one is in ALARM. Both judge the version being deployed by its
+    // own invocations alone, whatever the old version or a dependency does meanwhile.
     //
-    // The deployed version's own errors: Lambda counts the invocations of a weighted alias by
-    // ExecutedVersion, so a bad canary is caught by its errors alone, whatever the old version
-    // does meanwhile. The dimension follows the version this deploy publishes, the alias's.
+    // Each is named for that version. CloudWatch keeps an alarm's state when its definition
+    // changes, so an alarm updated in place could start a deployment in last release's ALARM; a
+    // new name makes CloudFormation replace it with a fresh one for every version published.
     const { alias } = props;
+    const version = alias.version.version;
+    const rollbackAlarmName = (name: string) => `${Stack.of(this).stackName}-${name}-${version}`;
+
+    // Lambda counts the invocations of a weighted alias by ExecutedVersion: a crash, a timeout
+    // or a failed cold start of the new version.
     const deployedVersionErrors = new Metric({
       namespace: 'AWS/Lambda',
       metricName: 'Errors',
       dimensionsMap: {
         FunctionName: fn.functionName,
         Resource: `${fn.functionName}:${alias.aliasName}`,
-        ExecutedVersion: alias.version.version,
+        ExecutedVersion: version,
       },
       statistic: Stats.SUM,
       period: deploymentPeriod,
     });
     const rollbackOnVersionErrors = alarm('DeployedVersionErrors', deployedVersionErrors, {
+      alarmName: rollbackAlarmName('DeployedVersionErrors'),
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       description:
         'The create-plant version being deployed threw, timed out or failed to start. During a ' +
         'traffic shift, CodeDeploy rolls the live alias back to the previous version.',
     });
-    // What callers see: a release that answers 500s without crashing (the handler maps its own
-    // failures to responses) is not a Lambda error, only an API 5xx. At a 10 % canary, a version
-    // that fails every request makes about 10 % of answers 5xx, above the 5 % threshold; two bad
-    // minutes of three keep a single unlucky minute at low traffic from rolling back.
-    const rollbackOnServerErrors = alarm(
-      'DeploymentApi5xxRate',
-      serverErrorRate(deploymentPeriod),
-      {
-        threshold: serverErrorRatePercent,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        description:
-          'More than the allowed share of POST /plants answers were 5xx in two of the last three ' +
-          'minutes. During a traffic shift, CodeDeploy rolls the live alias back.',
+
+    // The handler turns its own failures into answers, so a version that answers 500 is no
+    // Lambda error: its request lines count it. Only the outcome `error` (a 500, a bug) counts,
+    // not a 503, which says DynamoDB or the issuer is unavailable to every version alike.
+    const request = FilterPattern.stringValue('$.message', '=', 'request');
+    const filters: MetricFilter[] = [];
+    const countByVersion = (filterId: string, metricName: string, pattern = request) => {
+      const filter = new MetricFilter(this, filterId, {
+        logGroup: props.functionLogGroup,
+        filterPattern: pattern,
+        metricNamespace: metricsNamespace,
+        metricName,
+        metricValue: '1',
+        dimensions: { ...versionMetrics.dimensions },
+      });
+      filters.push(filter);
+      return filter.metric({
+        dimensionsMap: { Service: fn.functionName, FunctionVersion: version },
+        statistic: Stats.SUM,
+        period: deploymentPeriod,
+      });
+    };
+    const failureRate = new MathExpression({
+      expression: 'IF(requests > 0, 100 * FILL(failures, 0) / requests, 0)',
+      usingMetrics: {
+        requests: countByVersion('VersionRequests', versionMetrics.requests),
+        failures: countByVersion(
+          'VersionFailures',
+          versionMetrics.failures,
+          FilterPattern.all(request, FilterPattern.stringValue('$.outcome', '=', 'error')),
+        ),
       },
-    );
+      period: deploymentPeriod,
+      label: 'Deployed version 500 rate (%)',
+    });
+    // Two bad minutes of three keep a single unlucky request at low traffic from rolling back.
+    const rollbackOnServerErrors = alarm('DeployedVersionFailureRate', failureRate, {
+      alarmName: rollbackAlarmName('DeployedVersionFailureRate'),
+      threshold: serverErrorRatePercent,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description:
+        'More than the allowed share of the answers of the create-plant version being deployed ' +
+        'were 500s in two of the last three minutes. During a traffic shift, CodeDeploy rolls ' +
+        'the live alias back to the previous version.',
+    });
+    // Counting from the first line the new version writes, the pre-traffic check's included.
+    rollbackOnServerErrors.node.addDependency(...filters);
     this.rollbackAlarms = [rollbackOnVersionErrors, rollbackOnServerErrors];
 
     this.alarms = alarms;
@@ -233,6 +288,8 @@ export class OperationalAlarms extends Construct {
 }
 
 interface AlarmShape {
+  /** @default - a name CloudFormation generates */
+  readonly alarmName?: string;
   readonly threshold: number;
   readonly comparisonOperator: ComparisonOperator;
   /** @default 1 */

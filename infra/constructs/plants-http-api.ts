@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import type { IHttpApi, IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
@@ -86,11 +86,13 @@ export class PlantsHttpApi extends Construct {
       // A physical name on purpose. API Gateway delivers access logs through CloudWatch Logs' log
       // delivery, which adds every group outside `/aws/vendedlogs/` to one account-wide resource
       // policy of at most 5,120 characters; on a busy account that fails the deploy with
-      // "Insufficient permissions to enable logging". The group outlives the stack (retained), so
-      // the name carries the stack instance id: a redeploy after `cdk destroy` gets a new group
-      // instead of colliding with the old one.
+      // "Insufficient permissions to enable logging". The group outlives the stack (retained,
+      // except after a failed first deploy, which leaves nothing to read), so the name carries
+      // the stack instance id: a redeploy after `cdk destroy` gets a new group instead of
+      // colliding with the old one.
       logGroupName: `/aws/vendedlogs/${Stack.of(this).stackName}/http-api-access-logs/${stackInstanceId(this)}`,
       retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
     const stage = new HttpStage(this, 'DefaultStage', {

@@ -5,7 +5,10 @@ import { Construct } from 'constructs';
 
 export interface PlantsTableProps {
   /**
-   * Keep the table, and its data, when the stack is deleted or the resource replaced.
+   * Keep the table, and its data, when the stack is deleted or the resource replaced. Not
+   * RETAIN_ON_UPDATE_OR_DELETE: the rollback of a failed first deploy would then delete the
+   * table, which deletion protection refuses, and the rollback would fail; the empty table it
+   * leaves instead costs nothing (docs/deploy.md says how to remove it).
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;

@@ -29,6 +29,18 @@ const variants = [
     'the stack with an external issuer',
     { externalIssuer: { issuer: 'https://issuer.example.com', audiences: ['plants'] } },
   ],
+  [
+    'the stack with a custom domain, the CI role and the alarms ignored',
+    {
+      customDomain: {
+        domainName: 'plants.example.com',
+        certificateArn:
+          'arn:aws:acm:eu-west-1:123456789012:certificate/0e9a8b7c-6d5e-4f3a-9b2c-1d0e9f8a7b6c',
+      },
+      ciRoleArn: 'arn:aws:iam::123456789012:role/PlantStore-ci-deploy',
+      ignoreAlarmConfiguration: true,
+    },
+  ],
 ] as const;
 
 describe('cdk-nag AwsSolutions on PlantStoreStack', () => {
@@ -53,6 +65,7 @@ describe('cdk-nag AwsSolutions on PlantStoreStack', () => {
         'Alarms/AlarmTopic AwsSolutions-SNS2',
         'CreatePlant/Role AwsSolutions-IAM5[Resource::*]',
         'Deployment/DeploymentGroup AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+        'Deployment/DeploymentGroup AwsSolutions-IAM5[Resource::<PreTrafficCheckFunctionBA313051.Arn>:*]',
         'Http/Api/POST--plants AwsSolutions-APIG4',
         'MachineAuth/UserPool AwsSolutions-COG2',
         'MachineAuth/UserPool AwsSolutions-COG3',

@@ -1,5 +1,5 @@
 import { App, Validations } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { readCiConfig } from '../../infra/ci-config.ts';
@@ -16,6 +16,7 @@ type Statement = {
 };
 
 const repository = 'acme/plant-store';
+const subjectPrefix = 'repo:acme@1234567/plant-store@7654321';
 
 function synthCi(
   props: Partial<PlantStoreCiStackProps> = {},
@@ -103,6 +104,33 @@ describe('PlantStoreCiStack deploy role trust', () => {
     ]);
     expect(JSON.stringify(trustStatements(template))).not.toContain('*');
   });
+  it('with githubSubjectPrefix, trusts exactly its main branch and environments, nothing name-only', () => {
+    const { template } = synthCi({ subjectPrefix, environments: ['staging', 'prod'] });
+    const condition = trustStatements(template)[0]?.Condition as {
+      StringEquals: Record<string, string[]>;
+    };
+    expect(condition.StringEquals).toEqual({
+      'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
+      'token.actions.githubusercontent.com:sub': [
+        'repo:acme@1234567/plant-store@7654321:ref:refs/heads/main',
+        'repo:acme@1234567/plant-store@7654321:environment:staging',
+        'repo:acme@1234567/plant-store@7654321:environment:prod',
+      ],
+    });
+    expect(JSON.stringify(trustStatements(template))).not.toContain('repo:acme/plant-store');
+    expect(JSON.stringify(trustStatements(template))).not.toContain('*');
+  });
+
+  it('warns at synth which subjects apply when it trusts the name-only form, and not otherwise', () => {
+    const nameOnly = Annotations.fromStack(synthCi().stack);
+    nameOnly.hasWarning(
+      '/PlantStore-ci/GithubDeploy',
+      Match.stringLikeRegexp(
+        'repo:acme/plant-store:.*15 July 2026.*-c githubSubjectPrefix=.*gh api repos/acme/plant-store/actions/oidc/customization/sub',
+      ),
+    );
+    Annotations.fromStack(synthCi({ subjectPrefix }).stack).hasNoWarning('*', Match.anyValue());
+  });
 });
 
 describe('PlantStoreCiStack deploy role permissions', () => {
@@ -124,18 +152,19 @@ describe('PlantStoreCiStack deploy role permissions', () => {
     );
   });
 
-  it('otherwise may only read user pool clients in this account and region, for the smoke test', () => {
+  it("may do nothing else: each stage stack lets it read that stage's own pool (ciRoleArn)", () => {
     const { template } = synthCi();
     const rest = policyStatements(template).filter(
       (statement) => ![statement.Action].flat().some((action) => action.startsWith('sts:')),
     );
-    expect(rest.map((statement) => [statement.Action, arnText(statement.Resource)])).toEqual([
-      [
-        'cognito-idp:DescribeUserPoolClient',
-        'arn:<AWS::Partition>:cognito-idp:<AWS::Region>:<AWS::AccountId>:userpool/*',
-      ],
-    ]);
+    expect(rest).toEqual([]);
+    expect(JSON.stringify(policyStatements(template))).not.toContain('cognito-idp');
     for (const statement of policyStatements(template)) expect(statement.Effect).toBe('Allow');
+  });
+
+  it('lets a session outlast the longest deploy (workflows.test.ts holds the jobs to it)', () => {
+    const { template } = synthCi();
+    template.hasResourceProperties('AWS::IAM::Role', { MaxSessionDuration: 9000 });
   });
 
   it("follows the bootstrap qualifier of the app's context", () => {
@@ -180,6 +209,7 @@ describe('readCiConfig', () => {
       repository,
       environments: ['prod'],
       existingOidcProviderArn: undefined,
+      subjectPrefix: undefined,
     });
     const existing = 'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com';
     expect(
@@ -190,7 +220,19 @@ describe('readCiConfig', () => {
           githubOidcProviderArn: existing,
         }),
       ),
-    ).toEqual({ repository, environments: ['staging', 'prod'], existingOidcProviderArn: existing });
+    ).toEqual({
+      repository,
+      environments: ['staging', 'prod'],
+      existingOidcProviderArn: existing,
+      subjectPrefix: undefined,
+    });
+  });
+
+  it('reads the immutable subject prefix of the same repository', () => {
+    expect(
+      readCiConfig(from({ githubRepo: repository, githubSubjectPrefix: ` ${subjectPrefix} ` }))
+        ?.subjectPrefix,
+    ).toBe(subjectPrefix);
   });
 
   it.each([
@@ -207,6 +249,23 @@ describe('readCiConfig', () => {
         githubOidcProviderArn: 'arn:aws:iam::123456789012:oidc-provider/example.com',
       },
       /"githubOidcProviderArn"/,
+    ],
+    [{ githubRepo: repository, githubSubjectPrefix: 'repo:acme/plant-store' }, /immutable/],
+    [
+      { githubRepo: repository, githubSubjectPrefix: `${subjectPrefix}:ref:refs/heads/main` },
+      /"githubSubjectPrefix"/,
+    ],
+    [
+      { githubRepo: repository, githubSubjectPrefix: 'repo:acme@1234567/other@7654321' },
+      /names acme\/other, but "githubRepo" is acme\/plant-store/,
+    ],
+    [
+      { githubRepo: repository, githubSubjectPrefix: 'repo:Acme@1234567/plant-store@7654321' },
+      /"githubSubjectPrefix" names Acme\/plant-store/,
+    ],
+    [
+      { githubSubjectPrefix: subjectPrefix, githubRepo: repository.replace('/', '@1/') },
+      /"githubRepo"/,
     ],
   ])('rejects %o at synth, naming the key', (context, message) => {
     expect(() => readCiConfig(from(context))).toThrow(StageConfigError);

@@ -1,18 +1,22 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { accessLog } from '../../functions/http/access-log.ts';
 import {
   embeddedMetrics,
   outcomeMetric,
   outcomeOf,
   type RequestOutcome,
 } from '../../functions/http/request-metrics.ts';
+import { errorResponse, jsonResponse } from '../../functions/http/respond.ts';
 import { extractedMetrics } from '../support/emf.ts';
+import { middlewareRequest } from '../support/middleware-request.ts';
 import { synthStack } from '../support/synth.ts';
 
 /**
  * The alarms and the dashboard read custom metrics by namespace, name and dimensions; the function
- * writes them into its log lines (Embedded Metric Format). Nothing but this test ties the two: a
- * renamed metric or dimension on either side leaves a graph empty and an alarm silent, and synth,
- * cdk-nag and the handler's tests all stay green.
+ * writes them into its log lines (Embedded Metric Format), or the stack's metric filters count
+ * them from those lines. Nothing but this test ties the two: a renamed metric, dimension or log
+ * field on either side leaves a graph empty and an alarm silent, and synth, cdk-nag and the
+ * handler's tests all stay green.
  */
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
@@ -165,9 +169,92 @@ const reads = (reference: MetricReference, metric: MetricIdentity) =>
   sameNames(reference.dimensionNames, Object.keys(metric.dimensions)) &&
   Object.entries(reference.dimensions).every(([key, value]) => metric.dimensions[key] === value);
 
+type MetricFilterSpec = {
+  readonly id: string;
+  readonly pattern: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly value: string;
+  readonly dimensions: Readonly<Record<string, string>>;
+};
+
+function metricFilters(filters: [string, Resource][]): MetricFilterSpec[] {
+  type Transformation = {
+    MetricNamespace: string;
+    MetricName: string;
+    MetricValue: string;
+    Dimensions?: { Key: string; Value: string }[];
+  };
+  return filters.flatMap(([id, { Properties }]) =>
+    (Properties.MetricTransformations as Transformation[]).map((transformation) => ({
+      id,
+      pattern: String(Properties.FilterPattern),
+      namespace: transformation.MetricNamespace,
+      name: transformation.MetricName,
+      value: transformation.MetricValue,
+      dimensions: Object.fromEntries(
+        (transformation.Dimensions ?? []).map(({ Key, Value }) => [Key, Value]),
+      ),
+    })),
+  );
+}
+
+/**
+ * Whether a JSON log event matches a metric filter pattern. Only the form the stack writes is
+ * understood, `{ $.a = "x" }` and `{ ($.a = "x") && ($.b = "y") }`; anything else throws, so the
+ * test cannot pass on a pattern it misreads.
+ */
+function matchesPattern(pattern: string, line: Readonly<Record<string, unknown>>): boolean {
+  const body = /^\{\s*(.*?)\s*\}$/.exec(pattern)?.[1];
+  if (body === undefined) throw new Error(`not a JSON filter pattern: ${pattern}`);
+  return body.split('&&').every((term) => {
+    const match = /^\(?\s*\$\.(\w+)\s*=\s*"([^"*]*)"\s*\)?$/.exec(term.trim());
+    if (match === null) throw new Error(`unsupported term "${term}" in ${pattern}`);
+    return line[String(match[1])] === match[2];
+  });
+}
+
+/** What a metric filter publishes for one log event: a dimension value is the event's field. */
+function filteredMetric(
+  filter: MetricFilterSpec,
+  line: Readonly<Record<string, unknown>>,
+): MetricIdentity | undefined {
+  if (!matchesPattern(filter.pattern, line)) return undefined;
+  const dimensions: Record<string, string> = {};
+  for (const [key, path] of Object.entries(filter.dimensions)) {
+    const value = line[path.replace(/^\$\./, '')];
+    // CloudWatch publishes nothing for an event that lacks a dimension's field.
+    if (value === undefined) return undefined;
+    dimensions[key] = String(value);
+  }
+  return { namespace: filter.namespace, name: filter.name, dimensions };
+}
+
+/** The function's request line for an answer with `status`, as Lambda's version `version` writes it. */
+function requestLine(
+  status: number,
+  version: string,
+  service: string,
+): Readonly<Record<string, unknown>> {
+  const lines: Record<string, unknown>[] = [];
+  const middleware = accessLog((level, message, fields) => {
+    lines.push({ level, message, ...fields });
+  }, service);
+  const request = middlewareRequest();
+  request.context.functionVersion = version;
+  middleware.before?.(request);
+  request.response =
+    status === 200 ? jsonResponse(200, { name: 'Fern' }) : errorResponse(status, 'x');
+  middleware.after?.(request);
+  expect(lines).toHaveLength(1);
+  return lines[0] as Record<string, unknown>;
+}
+
 describe('the custom metrics the alarms and the dashboard read', () => {
   let references: MetricReference[];
   let functionName: string;
+  let versionNumber: string;
+  let filters: MetricFilterSpec[];
 
   beforeAll(() => {
     const resources = synthStack({ bundle: false }).template.toJSON().Resources as Record<
@@ -186,6 +273,11 @@ describe('the custom metrics the alarms and the dashboard read', () => {
     // Lambda sets AWS_LAMBDA_FUNCTION_NAME to the function's name, the Ref of the resource, and
     // the handler names its Service dimension after it (functions/config.ts).
     functionName = render({ Ref: functionId });
+    // Lambda sets AWS_LAMBDA_FUNCTION_VERSION, the context's functionVersion, to the number of
+    // the version it runs: for the version this deploy publishes, the Version resource's.
+    const [versionId] = ofType('AWS::Lambda::Version').map(([id]) => id);
+    versionNumber = render({ 'Fn::GetAtt': [versionId, 'Version'] });
+    filters = metricFilters(ofType('AWS::Logs::MetricFilter'));
     references = [
       ...alarmReferences(ofType('AWS::CloudWatch::Alarm')),
       ...dashboardReferences(ofType('AWS::CloudWatch::Dashboard')),
@@ -198,7 +290,13 @@ describe('the custom metrics the alarms and the dashboard read', () => {
   });
 
   it('are each emitted by the function, with the same namespace, dimension names and values', () => {
-    const emitted = emittedMetrics(functionName);
+    const lines = [200, 400, 401, 409, 500, 503].map((status) =>
+      requestLine(status, versionNumber, functionName),
+    );
+    const emitted = [
+      ...emittedMetrics(functionName),
+      ...filters.flatMap((filter) => lines.flatMap((line) => filteredMetric(filter, line) ?? [])),
+    ];
 
     const unread = references
       .filter((reference) => !emitted.some((metric) => reads(reference, metric)))
@@ -214,5 +312,49 @@ describe('the custom metrics the alarms and the dashboard read', () => {
     for (const reference of references) {
       expect(reference.dimensions.Service, reference.where).toBe(functionName);
     }
+  });
+});
+
+describe('the metric filters on the request line', () => {
+  let filters: MetricFilterSpec[];
+
+  beforeAll(() => {
+    const resources = synthStack({ bundle: false }).template.toJSON().Resources as Record<
+      string,
+      Resource
+    >;
+    filters = metricFilters(
+      Object.entries(resources).filter(
+        ([, resource]) => resource.Type === 'AWS::Logs::MetricFilter',
+      ),
+    );
+  });
+
+  const published = (name: string, status: number) => {
+    const filter = filters.find((each) => each.name === name);
+    if (filter === undefined) throw new Error(`no metric filter publishes ${name}`);
+    return filteredMetric(filter, requestLine(status, '7', 'fn-1'));
+  };
+
+  it.each([200, 400, 401, 403, 409, 415, 500, 503])(
+    'count a %s answer as a request of the version that gave it',
+    (status) => {
+      expect(published('VersionRequests', status)).toEqual({
+        namespace: 'PlantStore',
+        name: 'VersionRequests',
+        dimensions: { Service: 'fn-1', FunctionVersion: '7' },
+      });
+    },
+  );
+
+  it('count a 500 as a failure of that version', () => {
+    expect(published('VersionFailures', 500)?.dimensions).toEqual({
+      Service: 'fn-1',
+      FunctionVersion: '7',
+    });
+  });
+
+  it.each([200, 400, 401, 409, 503])('do not count a %s as a failure', (status) => {
+    expect(published('VersionFailures', status)).toBeUndefined();
   });
 });

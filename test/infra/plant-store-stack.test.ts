@@ -18,6 +18,7 @@ import { evaluateCfn } from '../support/cloudformation.ts';
 import {
   onlyResource,
   type TemplateResource as Resource,
+  resourceAt,
   type Synthesized,
   synthStack,
 } from '../support/synth.ts';
@@ -43,6 +44,9 @@ function handlerMetricNames(): string[] {
 }
 
 const logicalId = (type: string): string => onlyResource(template, type)[0];
+/** The create-plant function; the stack's other function is the pre-traffic check. */
+const createPlantFunction = () =>
+  resourceAt(template, 'AWS::Lambda::Function', 'CreatePlantFunction');
 
 /** The log group the API stage writes its access logs to. */
 const accessLogGroupId = (): string => {
@@ -143,7 +147,9 @@ describe('PlantStoreStack HTTP API', () => {
 
   it('logs to a retained /aws/vendedlogs/ group whose name is new for every stack instance', () => {
     const group = template.findResources('AWS::Logs::LogGroup')[accessLogGroupId()] as Resource;
-    expect(group.DeletionPolicy).toBe('Retain');
+    // Kept after `cdk destroy` and on replacement; a failed first deploy leaves none behind.
+    expect(group.DeletionPolicy).toBe('RetainExceptOnCreate');
+    expect(group.UpdateReplacePolicy).toBe('Retain');
     const name = group.Properties.LogGroupName;
 
     const deployed = evaluateIn(name, 'PlantStore-test', firstGuid);
@@ -185,7 +191,7 @@ describe('PlantStoreStack function', () => {
   });
 
   it('logs to its own log group, kept for 30 days', () => {
-    const [, fn] = onlyResource(template, 'AWS::Lambda::Function');
+    const [, fn] = createPlantFunction();
     const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
     expect(template.findResources('AWS::Logs::LogGroup')[LogGroup.Ref]?.Properties).toMatchObject({
       RetentionInDays: 30,
@@ -219,7 +225,7 @@ describe('PlantStoreStack function', () => {
   });
 
   it('ships the exact bundle the shared esbuild options build: ESM, minified, source-mapped', async () => {
-    const [, fn] = onlyResource(template, 'AWS::Lambda::Function');
+    const [, fn] = createPlantFunction();
     const { S3Key } = fn.Properties.Code as { S3Key: string };
     const assetDir = path.join(
       synthesized.app.synth().directory,
@@ -253,7 +259,9 @@ describe('PlantStoreStack table', () => {
     });
   });
 
-  it('is retained when the stack is deleted or the table replaced', () => {
+  // Not RetainExceptOnCreate: after a failed first deploy CloudFormation would delete the table in
+  // the rollback, which deletion protection refuses, and the rollback would fail.
+  it('is retained when the stack is deleted or the table replaced, even by a failed first deploy', () => {
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -266,8 +274,17 @@ describe('PlantStoreStack table', () => {
 });
 
 describe('PlantStoreStack IAM', () => {
-  const statements = (): { Action: string | string[]; Resource: unknown; Effect: string }[] =>
+  /** The statements of every policy, or of the policies attached to the role `roleId`. */
+  const statements = (
+    roleId?: string,
+  ): { Action: string | string[]; Resource: unknown; Effect: string }[] =>
     Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter(
+        (policy) =>
+          roleId === undefined ||
+          JSON.stringify((policy as Resource).Properties.Roles) ===
+            JSON.stringify([{ Ref: roleId }]),
+      )
       .flatMap(
         (policy) =>
           (policy as Resource).Properties.PolicyDocument as never as {
@@ -289,7 +306,7 @@ describe('PlantStoreStack IAM', () => {
     ]);
   });
 
-  it('has no wildcard action, and Resource "*" only for the X-Ray calls that need it', () => {
+  it('has no wildcard action, and "*" only for the X-Ray calls and CodeDeploy invoking the hook', () => {
     const all = statements();
     expect(all.length).toBeGreaterThan(0);
     for (const statement of all) {
@@ -299,20 +316,31 @@ describe('PlantStoreStack IAM', () => {
     const onEverything = all.filter((statement) =>
       JSON.stringify(statement.Resource).includes('*'),
     );
+    const [hookId] = resourceAt(template, 'AWS::Lambda::Function', 'PreTrafficCheckFunction');
     expect(onEverything).toEqual([
       {
         Effect: 'Allow',
         Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
         Resource: '*',
       },
+      // LambdaDeploymentGroup's own grant: the hook function and its versions (it has none).
+      {
+        Effect: 'Allow',
+        Action: 'lambda:InvokeFunction',
+        Resource: [
+          { 'Fn::GetAtt': [hookId, 'Arn'] },
+          { 'Fn::Join': ['', [{ 'Fn::GetAtt': [hookId, 'Arn'] }, ':*']] },
+        ],
+      },
     ]);
   });
 
   it('writes logs only to the function log group, with no managed policy on the role', () => {
-    const [, fn] = onlyResource(template, 'AWS::Lambda::Function');
+    const [, fn] = createPlantFunction();
     const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     expect(
-      statements().filter((s) => [s.Action].flat().some((a) => a.startsWith('logs:'))),
+      statements(roleId).filter((s) => [s.Action].flat().some((a) => a.startsWith('logs:'))),
     ).toEqual([
       {
         Effect: 'Allow',
@@ -320,7 +348,6 @@ describe('PlantStoreStack IAM', () => {
         Resource: { 'Fn::GetAtt': [LogGroup.Ref, 'Arn'] },
       },
     ]);
-    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const role = (template.findResources('AWS::IAM::Role')[roleId] as Resource).Properties;
     expect(role).toMatchObject({
       AssumeRolePolicyDocument: {
@@ -693,6 +720,7 @@ describe('PlantStoreStack outputs', () => {
       },
     });
     template.hasOutput('ClientId', { Value: { Ref: client } });
+    template.hasOutput('UserPoolId', { Value: { Ref: userPool } });
     template.hasOutput('ClientSecretCommand', {
       Value: {
         'Fn::Join': [
@@ -712,6 +740,42 @@ describe('PlantStoreStack outputs', () => {
   });
 });
 
+describe('PlantStoreStack and the CI role', () => {
+  const ciRoleArn = 'arn:aws:iam::123456789012:role/PlantStore-ci-GithubDeployRole-AbC123';
+
+  it("with ciRoleArn, lets that role read this stage's machine client, in this pool only", () => {
+    const { template: withCi } = synthStack({ bundle: false, ciRoleArn });
+    const userPool = Object.keys(withCi.findResources('AWS::Cognito::UserPool'))[0];
+    const forCi = Object.values(withCi.findResources('AWS::IAM::Policy')).filter(
+      (policy) =>
+        JSON.stringify(policy.Properties.Roles) === '["PlantStore-ci-GithubDeployRole-AbC123"]',
+    );
+    expect(forCi.map((policy) => policy.Properties.PolicyDocument.Statement)).toEqual([
+      [
+        {
+          Effect: 'Allow',
+          Action: 'cognito-idp:DescribeUserPoolClient',
+          Resource: { 'Fn::GetAtt': [userPool, 'Arn'] },
+        },
+      ],
+    ]);
+  });
+
+  it('grants no role anything without ciRoleArn, or with an external issuer', () => {
+    const { template: external } = synthStack({
+      bundle: false,
+      ciRoleArn,
+      externalIssuer: { issuer: 'https://issuer.example.com', audiences: ['plants'] },
+    });
+    for (const each of [template, external]) {
+      const roles = Object.values(each.findResources('AWS::IAM::Policy')).flatMap(
+        (policy) => policy.Properties.Roles as unknown[],
+      );
+      for (const role of roles) expect(role).toEqual({ Ref: expect.any(String) });
+    }
+  });
+});
+
 describe('PlantStoreStack environments', () => {
   it('is environment-agnostic: no account or region is baked in', () => {
     expect(synthesized.stack.environment).toBe('aws://unknown-account/unknown-region');
@@ -726,13 +790,23 @@ describe('PlantStoreStack environments', () => {
       ['AWS::Cognito::UserPool', 'UserPoolName'],
       ['AWS::CloudWatch::Alarm', 'AlarmName'],
     ] as const;
-    // The access-log group is the one exception, named for log delivery and per stack instance.
-    const accessLogGroup = accessLogGroupId();
+    // The exceptions: the access-log group, named for log delivery and per stack instance, and
+    // the two rollback alarms, named for the stack and the version they judge.
+    const exceptions = [
+      accessLogGroupId(),
+      resourceAt(template, 'AWS::CloudWatch::Alarm', 'AlarmsDeployedVersionErrors')[0],
+      resourceAt(template, 'AWS::CloudWatch::Alarm', 'AlarmsDeployedVersionFailureRate')[0],
+    ];
     for (const [type, property] of named) {
       for (const [id, resource] of Object.entries(template.findResources(type))) {
-        if (id === accessLogGroup) continue;
+        if (exceptions.includes(id)) continue;
         expect((resource as Resource).Properties[property], `${type}.${property}`).toBeUndefined();
       }
+    }
+    // Named with the stack's name: the stages' alarms never clash (gradual-deployment.test.ts).
+    for (const id of exceptions.slice(1)) {
+      const alarm = template.findResources('AWS::CloudWatch::Alarm')[id] as Resource;
+      expect(JSON.stringify(alarm.Properties.AlarmName)).toContain('"PlantStore-test-');
     }
   });
 

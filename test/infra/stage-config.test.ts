@@ -16,6 +16,30 @@ describe('readStageConfig', () => {
       throttlingRateLimit: undefined,
       throttlingBurstLimit: undefined,
       deploymentConfig: 'AllAtOnce',
+      ignoreAlarmConfiguration: false,
+      customDomain: undefined,
+      ciRoleArn: undefined,
+    });
+  });
+
+  it.each([
+    [{ ignoreAlarmConfiguration: 'true' }, true],
+    [{ ignoreAlarmConfiguration: true }, true],
+    [{ ignoreAlarmConfiguration: 'false' }, false],
+    [{ ignoreAlarmConfiguration: false }, false],
+  ])('reads ignoreAlarmConfiguration from %o as %s', (context, expected) => {
+    expect(readStageConfig(from(context)).ignoreAlarmConfiguration).toBe(expected);
+  });
+
+  it('reads a custom domain and the CI role', () => {
+    const certificateArn =
+      'arn:aws:acm:eu-west-1:123456789012:certificate/0e9a8b7c-6d5e-4f3a-9b2c-1d0e9f8a7b6c';
+    const ciRoleArn = 'arn:aws:iam::123456789012:role/PlantStore-ci-GithubDeployRole-AbC123';
+    expect(
+      readStageConfig(from({ domainName: 'plants.example.com', certificateArn, ciRoleArn })),
+    ).toMatchObject({
+      customDomain: { domainName: 'plants.example.com', certificateArn },
+      ciRoleArn,
     });
   });
 
@@ -90,6 +114,19 @@ describe('readStageConfig', () => {
     [{ stage: 'laws' }, /stage "laws" contains "aws".*-c authDomainPrefix=/],
     [{ stage: 'amazonia' }, /stage "amazonia" contains "amazon"/],
     [{ stage: 'cognito-test' }, /stage "cognito-test" contains "cognito"/],
+    [{ ignoreAlarmConfiguration: 'yes' }, /"ignoreAlarmConfiguration" must be true or false/],
+    [{ domainName: 'plants.example.com' }, /"domainName" and "certificateArn" go together/],
+    [
+      {
+        certificateArn:
+          'arn:aws:acm:eu-west-1:123456789012:certificate/0e9a8b7c-6d5e-4f3a-9b2c-1d0e9f8a7b6c',
+      },
+      /"domainName" and "certificateArn" go together/,
+    ],
+    [{ domainName: 'https://plants.example.com', certificateArn: 'x' }, /"domainName"/],
+    [{ domainName: 'Plants.example.com', certificateArn: 'x' }, /"domainName"/],
+    [{ domainName: 'plants.example.com', certificateArn: 'arn:aws:iam::1:x' }, /"certificateArn"/],
+    [{ ciRoleArn: 'PlantStore-ci-deploy' }, /"ciRoleArn" must be an IAM role ARN/],
   ])('rejects %o at synth, naming the key', (context, message) => {
     expect(() => readStageConfig(from(context))).toThrow(StageConfigError);
     expect(() => readStageConfig(from(context))).toThrow(message);

@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { projectRoot } from '../../infra/bundling/bundling.ts';
 import { readCiConfig } from '../../infra/ci-config.ts';
+import { deploySessionDuration } from '../../infra/constructs/github-deploy-role.ts';
+import { deploymentConfigNames, shiftMinutes } from '../../infra/constructs/gradual-deployment.ts';
+import { preTrafficCheckTimeout } from '../../infra/constructs/pre-traffic-check.ts';
 
 const workflowsDir = path.join(projectRoot, '.github', 'workflows');
 const actionsDir = path.join(projectRoot, '.github', 'actions');
@@ -12,9 +15,16 @@ const workflowFiles = readdirSync(workflowsDir).filter((name) => /\.ya?ml$/.test
 const actionFiles = readdirSync(actionsDir).map((name) => path.join(name, 'action.yml'));
 const read = (file: string) => readFileSync(file, 'utf8');
 
-type Step = { uses?: string; run?: string; with?: Record<string, string>; id?: string };
+type Step = {
+  uses?: string;
+  run?: string;
+  with?: Record<string, string>;
+  env?: Record<string, string>;
+  id?: string;
+};
 type Job = {
   if?: string;
+  'timeout-minutes'?: number;
   needs?: string | string[];
   environment?: string | { name: string; url?: string };
   permissions?: Record<string, string>;
@@ -157,8 +167,14 @@ describe('the CI workflow', () => {
 });
 
 describe('the deploy-stage action', () => {
-  it('assumes the role with the OIDC token, deploys the stage, then smokes it with a token from its outputs', () => {
-    const { steps } = deployStage.runs;
+  const { steps } = deployStage.runs;
+  const checks = () => {
+    const found = steps.find((step) => step.run?.includes('npm run smoke -- --url'));
+    if (found?.run === undefined) throw new Error('no step runs npm run smoke');
+    return found.run;
+  };
+
+  it('assumes the role with the OIDC token, deploys the stage, then checks it with a token from its outputs', () => {
     const credentials = steps.findIndex((step) =>
       step.uses?.startsWith('aws-actions/configure-aws-credentials@'),
     );
@@ -172,15 +188,80 @@ describe('the deploy-stage action', () => {
     expect(credentials).toBeGreaterThan(-1);
     expect(deploy).toBeGreaterThan(credentials);
     expect(smoke).toBeGreaterThan(deploy);
-    const smokeScript = steps[smoke]?.run ?? '';
-    for (const output of ['ApiUrl', 'ClientId', 'ClientSecretCommand', 'TokenUrl']) {
-      expect(smokeScript).toContain(`out ${output}`);
+    for (const output of ['ApiUrl', 'UserPoolId', 'ClientId', 'TokenUrl']) {
+      expect(checks()).toContain(`out ${output}`);
     }
-    expect(smokeScript).toContain('--token "$token"');
+    expect(checks()).toContain('npm run smoke -- --url "$api_url" --token "$token"');
     expect(steps[deploy]?.run).toContain('--outputs-file "cdk-outputs.$STAGE.json"');
   });
 
+  it('runs the contract against the stage after its deploy, with the same token', () => {
+    const script = checks();
+    const smoke = script.indexOf('npm run smoke -- --url');
+    const contract = script.indexOf('npm run contract -- --url "$api_url" --token "$token"');
+    expect(contract).toBeGreaterThan(smoke);
+  });
+
+  it('tells the stage its own role, so that the stage lets it read that pool only', () => {
+    const deploy = steps.find((step) => step.run?.includes('npx cdk deploy'));
+    expect(deploy?.run).toContain('-c "ciRoleArn=$CI_ROLE_ARN"');
+    expect(deploy?.env?.CI_ROLE_ARN).toBe(expression('inputs.role-to-assume'));
+  });
+
+  it('builds the secret command itself from the ids in the outputs, and evaluates no output', () => {
+    const script = checks();
+    expect(script).not.toMatch(/\beval\b/);
+    expect(script).not.toContain('ClientSecretCommand');
+    expect(script).toMatch(
+      /aws cognito-idp describe-user-pool-client --user-pool-id "\$user_pool_id" \\\s+--client-id "\$client_id" --query UserPoolClient\.ClientSecret --output text/,
+    );
+  });
+
+  it('retries the token request, DNS failures included, for longer than a new Cognito domain takes', () => {
+    const tokenRequest = checks()
+      .split('\n')
+      .findIndex((line) => line.includes('token=$(curl'));
+    const command = checks()
+      .split('\n')
+      .slice(tokenRequest, tokenRequest + 3)
+      .join(' ');
+    const option = (name: string) => Number(new RegExp(`--${name} (\\d+)`).exec(command)?.[1]);
+    expect(command).toContain('--retry-all-errors');
+    expect(option('retry') * option('retry-delay')).toBeGreaterThanOrEqual(60);
+  });
+
   it('passes inputs to scripts through the environment, never spliced into the script', () => {
-    for (const script of scripts(deployStage.runs.steps)) expect(script).not.toMatch(/\$\{\{/);
+    for (const script of scripts(steps)) expect(script).not.toMatch(/\$\{\{/);
+  });
+});
+
+describe('the deploy jobs and their role session', () => {
+  /**
+   * What a deploy job does besides the traffic shift and the hook: npm ci, bundling,
+   * CloudFormation's other resources, the smoke test and the contract.
+   */
+  const restOfTheJobMinutes = 30;
+  const longestShift = Math.max(...deploymentConfigNames.map((name) => shiftMinutes[name]));
+
+  it.each(['deploy-dev', 'deploy-prod'])(
+    '%s has time for the longest deployment config offered',
+    (name) => {
+      const minutes = job(name)['timeout-minutes'] ?? 360;
+      expect(longestShift).toBe(100);
+      expect(minutes).toBeGreaterThanOrEqual(
+        longestShift + preTrafficCheckTimeout.toMinutes() + restOfTheJobMinutes,
+      );
+    },
+  );
+
+  it('asks for a session as long as any deploy job may run, and the role allows it', () => {
+    const credentials = deployStage.runs.steps.find((step) =>
+      step.uses?.startsWith('aws-actions/configure-aws-credentials@'),
+    );
+    const sessionSeconds = Number(credentials?.with?.['role-duration-seconds']);
+    for (const name of ['deploy-dev', 'deploy-prod']) {
+      expect(sessionSeconds).toBeGreaterThanOrEqual((job(name)['timeout-minutes'] ?? 360) * 60);
+    }
+    expect(deploySessionDuration.toSeconds()).toBeGreaterThanOrEqual(sessionSeconds);
   });
 });

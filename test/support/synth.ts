@@ -51,11 +51,28 @@ export type TemplateResource = {
   readonly DependsOn?: string[];
   readonly UpdatePolicy?: Record<string, unknown>;
   readonly DeletionPolicy?: string;
+  readonly UpdateReplacePolicy?: string;
 };
 
 /** The template's one resource of `type`, as `[logical id, resource]`; fails unless there is exactly one. */
 export function onlyResource(template: Template, type: string): [string, TemplateResource] {
   const entries = Object.entries(template.findResources(type)) as [string, TemplateResource][];
   expect(entries).toHaveLength(1);
+  return entries[0] as [string, TemplateResource];
+}
+
+/**
+ * The template's one resource of `type` whose logical id starts with `idPrefix`, the construct path
+ * without its hash (`CreatePlantFunction`), as `[logical id, resource]`; fails unless exactly one.
+ */
+export function resourceAt(
+  template: Template,
+  type: string,
+  idPrefix: string,
+): [string, TemplateResource] {
+  const entries = (
+    Object.entries(template.findResources(type)) as [string, TemplateResource][]
+  ).filter(([id]) => id.startsWith(idPrefix));
+  expect(entries, `${type} ${idPrefix}*`).toHaveLength(1);
   return entries[0] as [string, TemplateResource];
 }

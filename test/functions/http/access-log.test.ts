@@ -69,6 +69,15 @@ describe('accessLog', () => {
     });
   });
 
+  it('names the version of the function that answered, from the Lambda context', async () => {
+    const lines = await logged((request) => {
+      request.context.functionVersion = '42';
+      request.response = jsonResponse(200, { name: 'Fern' });
+    }, 'after');
+
+    expect(lines[0]?.fields).toMatchObject({ functionVersion: '42' });
+  });
+
   it('writes neither the token, the Authorization header nor the body', async () => {
     const lines = await logged((request) => {
       request.response = jsonResponse(200, { name: 'secret-name' });

@@ -1,0 +1,46 @@
+import type { IHttpApi, IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ApiMapping, DomainName, EndpointType, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Construct } from 'constructs';
+
+export interface ApiCustomDomainProps {
+  readonly api: IHttpApi;
+  readonly stage: IHttpStage;
+  /** The name callers use, e.g. `plants.example.com`. */
+  readonly domainName: string;
+  /**
+   * An ACM certificate for that name, in the stack's region: a regional endpoint takes its
+   * certificate from its own region, not from us-east-1 as CloudFront does.
+   */
+  readonly certificateArn: string;
+}
+
+/**
+ * The API on a name of the team's own: a regional API Gateway domain name with TLS 1.2 at least,
+ * mapped at its root to the stage. DNS stays outside the stack: the team points its name at
+ * `target` (a CNAME, or a Route 53 alias record in `hostedZoneId`) wherever its zone is hosted.
+ */
+export class ApiCustomDomain extends Construct {
+  /** The API Gateway host name the team's DNS record points at. */
+  readonly target: string;
+  /** The Route 53 hosted zone of `target`, for an alias record. */
+  readonly hostedZoneId: string;
+  /** `https://<domainName>/`, ending in `/` like the stage's URL. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: ApiCustomDomainProps) {
+    super(scope, id);
+
+    const domain = new DomainName(this, 'DomainName', {
+      domainName: props.domainName,
+      certificate: Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn),
+      endpointType: EndpointType.REGIONAL,
+      securityPolicy: SecurityPolicy.TLS_1_2,
+    });
+    new ApiMapping(this, 'Mapping', { api: props.api, domainName: domain, stage: props.stage });
+
+    this.target = domain.regionalDomainName;
+    this.hostedZoneId = domain.regionalHostedZoneId;
+    this.url = `https://${props.domainName}/`;
+  }
+}

@@ -1,0 +1,122 @@
+import path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IVersion } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { hookEnvNames } from '../../functions/pre-traffic-check/hook-config.ts';
+import {
+  nodeOptions,
+  preTrafficCheckBundlingOptions,
+  preTrafficCheckEntry,
+  projectRoot,
+} from '../bundling/bundling.ts';
+
+/**
+ * Where the hook gets a client-credentials token: the stack's own Cognito pool and client
+ * (`MachineAuth`).
+ */
+export interface PreTrafficTokenSource {
+  readonly userPool: IUserPool;
+  readonly client: IUserPoolClient;
+  /** The pool domain's token endpoint. */
+  readonly tokenUrl: string;
+  /** The scope to ask for, `plants/write`. */
+  readonly scope: string;
+  grantReadClientSecret(grantee: IGrantable): Grant;
+}
+
+export interface PreTrafficCheckProps {
+  /** The version the deployment is about to send traffic to; the hook invokes it directly. */
+  readonly target: IVersion;
+  /**
+   * With a token source the hook also checks a create and its replay with a real token; without
+   * one (an external issuer, whose client secret the stack does not hold) it runs only the checks
+   * that need no token.
+   * @default - no token
+   */
+  readonly tokenSource?: PreTrafficTokenSource;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * Leaves room for a token request to a Cognito domain created in the same deploy, which answers
+ * only after up to a minute, then the checks, then the report: the hook reports before this runs
+ * out, or CodeDeploy would wait an hour for it.
+ */
+export const preTrafficCheckTimeout = Duration.minutes(3);
+
+/**
+ * CodeDeploy's BeforeAllowTraffic hook for the create-plant function: it invokes the new version
+ * with payload 2.0 events (the contract's core cases), before the alias sends it any request, and
+ * reports the outcome to CodeDeploy; a failure ends the deployment and rolls it back. Its role may
+ * invoke that one version, report to this deployment group (granted by the group), and read this
+ * stack's machine client.
+ */
+export class PreTrafficCheck extends Construct {
+  readonly function: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: PreTrafficCheckProps) {
+    super(scope, id);
+    const { target, tokenSource } = props;
+
+    const logGroup = new LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    });
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'pre-traffic check: invoke the version being deployed, report to CodeDeploy',
+    });
+
+    const tokenEnvironment: Record<string, string> =
+      tokenSource === undefined
+        ? {}
+        : {
+            [hookEnvNames.tokenUrl]: tokenSource.tokenUrl,
+            [hookEnvNames.userPoolId]: tokenSource.userPool.userPoolId,
+            [hookEnvNames.clientId]: tokenSource.client.userPoolClientId,
+            [hookEnvNames.tokenScope]: tokenSource.scope,
+          };
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: preTrafficCheckEntry,
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      bundling: preTrafficCheckBundlingOptions,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      timeout: preTrafficCheckTimeout,
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      description: 'BeforeAllowTraffic: check the new create-plant version before it gets traffic',
+      environment: {
+        // The qualified ARN of the version this deploy publishes: it changes with every release,
+        // and so updates this function before the alias moves.
+        [hookEnvNames.targetFunctionArn]: target.functionArn,
+        ...tokenEnvironment,
+        NODE_OPTIONS: nodeOptions,
+      },
+    });
+
+    logGroup.grantWrite(role);
+    // That version only: not the function's other versions, its alias or $LATEST.
+    role.addToPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['lambda:InvokeFunction'],
+        resources: [target.functionArn],
+      }),
+    );
+    // The hook reads the client's secret itself, so that it never sits in an environment variable.
+    tokenSource?.grantReadClientSecret(role);
+  }
+}

@@ -1,0 +1,87 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type CloudAssembly, synthesizeApp } from '../support/cloud-assembly.ts';
+
+/**
+ * The CDK app as `npx cdk synth -c key=value` runs it (infra/app.ts with the CLI's context),
+ * offline; bundling is skipped, which the shipped-asset tests cover.
+ */
+const noBundling = { 'aws:cdk:bundling-stacks': [] };
+
+const stack = (assembly: CloudAssembly, name: string) => {
+  const found = assembly.stacks.find((each) => each.name === name);
+  if (found === undefined) throw new Error(`no stack ${name}`);
+  return found.template;
+};
+
+/** The warnings the app reported for a stack, as the CLI prints them. */
+async function warnings(assembly: CloudAssembly, name: string): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(path.join(assembly.outdir, 'manifest.json'), 'utf8'));
+  const file = manifest.artifacts[name].additionalMetadataFile as string;
+  const metadata = JSON.parse(await readFile(path.join(assembly.outdir, file), 'utf8')) as Record<
+    string,
+    { type: string; data: unknown }[]
+  >;
+  return Object.values(metadata)
+    .flat()
+    .filter((entry) => entry.type === 'aws:cdk:warning')
+    .map((entry) => String(entry.data));
+}
+
+describe('npx cdk synth with the immutable GitHub subject and a custom domain', () => {
+  let assembly: CloudAssembly;
+
+  beforeAll(async () => {
+    assembly = await synthesizeApp({
+      context: {
+        ...noBundling,
+        githubRepo: 'example-org/plant-store',
+        githubSubjectPrefix: 'repo:example-org@1234/plant-store@5678',
+        domainName: 'plants.example.com',
+        certificateArn:
+          'arn:aws:acm:eu-west-1:123456789012:certificate/0e9a8b7c-6d5e-4f3a-9b2c-1d0e9f8a7b6c',
+      },
+    });
+  }, 120_000);
+
+  it('trusts the main branch and the prod environment under that prefix only', () => {
+    const roles = Object.values(stack(assembly, 'PlantStore-ci').Resources).filter(
+      (resource) => resource.Type === 'AWS::IAM::Role',
+    );
+    expect(roles).toHaveLength(1);
+    expect(JSON.stringify(roles[0]?.Properties?.AssumeRolePolicyDocument)).toContain(
+      JSON.stringify([
+        'repo:example-org@1234/plant-store@5678:ref:refs/heads/main',
+        'repo:example-org@1234/plant-store@5678:environment:prod',
+      ]),
+    );
+  });
+
+  it('warns about nothing in the CI stack', async () => {
+    expect(await warnings(assembly, 'PlantStore-ci')).toEqual([]);
+  });
+
+  it('puts the dev stage on the custom domain', () => {
+    const types = Object.values(stack(assembly, 'PlantStore-dev').Resources).map(
+      (resource) => resource.Type,
+    );
+    expect(types).toEqual(
+      expect.arrayContaining(['AWS::ApiGatewayV2::DomainName', 'AWS::ApiGatewayV2::ApiMapping']),
+    );
+  });
+});
+
+describe('npx cdk synth with a repository whose subject has no ids', () => {
+  it('warns which subjects the role trusts, and how to trust the immutable ones', async () => {
+    const assembly = await synthesizeApp({
+      context: { ...noBundling, githubRepo: 'example-org/plant-store' },
+    });
+
+    const [warning, ...more] = await warnings(assembly, 'PlantStore-ci');
+
+    expect(more).toEqual([]);
+    expect(warning).toContain('repo:example-org/plant-store:');
+    expect(warning).toContain('-c githubSubjectPrefix=');
+  }, 120_000);
+});
