@@ -4,7 +4,7 @@ import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type CfnTemplate,
   findLambdaFunction,
@@ -138,15 +138,18 @@ async function invoke(event: ReturnType<typeof fakeEvent>): Promise<{
 }
 
 /** The function's JSON log line for one invoke: the runtime names the request `fixture-<id>`. */
-function requestLogLine(result: InvokeResult): Record<string, unknown> {
-  const lines = lambda
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line.message === 'request' && line.requestId === `fixture-${result.id}`);
-  expect(lines).toHaveLength(1);
-  return lines[0] as Record<string, unknown>;
+/** The request's log line; the process writes it after the answer, so it may arrive a little later. */
+async function requestLogLine(result: InvokeResult): Promise<Record<string, unknown>> {
+  return vi.waitFor(() => {
+    const lines = lambda
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.message === 'request' && line.requestId === `fixture-${result.id}`);
+    expect(lines).toHaveLength(1);
+    return lines[0] as Record<string, unknown>;
+  });
 }
 
 describe('the create-plant asset in cdk.out', () => {
@@ -279,7 +282,7 @@ describe('the create-plant asset, invoked as Lambda does, with a Cognito client-
     const unauthorized = await invoke(fakeEvent({ body: '{"id":1,"name":"Fern"}' }));
     const service = env.AWS_LAMBDA_FUNCTION_NAME;
 
-    const createdLine = requestLogLine(created.result);
+    const createdLine = await requestLogLine(created.result);
     expect(createdLine).toMatchObject({ status: 200, outcome: 'created', clientId });
     expect(extractedMetrics(createdLine)).toEqual([
       {
@@ -298,7 +301,7 @@ describe('the create-plant asset, invoked as Lambda does, with a Cognito client-
       },
     ]);
 
-    const unauthorizedLine = requestLogLine(unauthorized.result);
+    const unauthorizedLine = await requestLogLine(unauthorized.result);
     expect(unauthorizedLine).toMatchObject({ status: 401, outcome: 'unauthorized' });
     const reason = unauthorizedLine.AuthFailureReason;
     expect(reason).toEqual(expect.any(String));
