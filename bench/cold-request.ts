@@ -15,7 +15,7 @@ import payloadV2Event from '../test/support/payload-v2-event.json' with { type: 
 import type { TestIssuer } from '../test/support/test-issuer.ts';
 import { createThrowawayCa, type ThrowawayCa } from '../test/support/throwaway-ca.ts';
 import type { BuiltBundle } from './bundles.ts';
-import { median, round } from './stats.ts';
+import { median, percentile, round } from './stats.ts';
 
 /**
  * The cold request a caller of a new Lambda environment waits for: a fresh process loads the asset
@@ -75,7 +75,15 @@ export type ColdRequestFigures = {
 export type SwapFigures = {
   readonly name: string;
   readonly figures: { readonly [K in keyof ColdRequestSample]: number } & { readonly runs: number };
-  readonly overShipped: { readonly median: number; readonly min: number; readonly max: number };
+  readonly overShipped: {
+    readonly median: number;
+    readonly p25: number;
+    readonly p75: number;
+    readonly min: number;
+    readonly max: number;
+  };
+  /** The same round's difference in totals, swap minus shipped, ms: median, p25, p75. */
+  readonly minusShippedMs: { readonly median: number; readonly p25: number; readonly p75: number };
   readonly overBare: number;
 };
 
@@ -308,13 +316,23 @@ function summarize(
     shippedOverFloor: pairRatio('floor'),
     swaps: swaps.map((name) => {
       const overShipped = ratios(name, 'shipped');
+      const minus = of(name).map(
+        (sample, index) => sample.totalMs - (of('shipped')[index]?.totalMs ?? Number.NaN),
+      );
       return {
         name,
         figures: medianOf(name),
         overShipped: {
           median: round(median(overShipped), 3),
+          p25: round(percentile(overShipped, 25), 3),
+          p75: round(percentile(overShipped, 75), 3),
           min: round(Math.min(...overShipped), 3),
           max: round(Math.max(...overShipped), 3),
+        },
+        minusShippedMs: {
+          median: round(median(minus), 1),
+          p25: round(percentile(minus, 25), 1),
+          p75: round(percentile(minus, 75), 1),
         },
         overBare: pairRatio('bare', name),
       };
@@ -351,9 +369,10 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
   }
   for (const figure of figures) {
     for (const swap of figure.swaps) {
-      const { median: mid, min, max } = swap.overShipped;
+      const { median: mid, p25, p75, min, max } = swap.overShipped;
+      const minus = swap.minusShippedMs;
       lines.push(
-        `  RTT ${figure.rttMs} ms, ${swap.name} / shipped, per round: median ${mid.toFixed(3)} (min ${min.toFixed(3)}, max ${max.toFixed(3)})`,
+        `  RTT ${figure.rttMs} ms, ${swap.name} / shipped, per round: median ${mid.toFixed(3)} (p25 ${p25.toFixed(3)}, p75 ${p75.toFixed(3)}; min ${min.toFixed(3)}, max ${max.toFixed(3)}); minus shipped: ${minus.median.toFixed(1)} ms (p25 ${minus.p25.toFixed(1)}, p75 ${minus.p75.toFixed(1)})`,
       );
     }
   }
