@@ -19,7 +19,7 @@ export const config = loadConfig(process.env);
 export const issuerAgent = keepAliveAgent(config.auth.jwksUrl, 1);
 export const dynamoDbAgent = keepAliveAgent(config.dynamodb.endpoint, 50);
 
-/** Lambda's resolver answers in about a millisecond; a slower one is not waited for. */
+/** Lambda's resolver answers at once; a slower one is not waited for. */
 const lookupWaitMs = 5;
 
 const issuerUnderway = issuerAgent.preconnect();
