@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
 
-// The built-ins themselves, not their ESM facades, which read every export (infra/bundling/bundling.ts).
+// The built-ins themselves, not their ESM facades, which read every export
+// (infra/bundling/bundling.ts).
 const https = process.getBuiltinModule('node:https');
 const { connect } = process.getBuiltinModule('node:net');
 
