@@ -15,14 +15,15 @@ import payloadV2Event from '../test/support/payload-v2-event.json' with { type: 
 import type { TestIssuer } from '../test/support/test-issuer.ts';
 import { createThrowawayCa, type ThrowawayCa } from '../test/support/throwaway-ca.ts';
 import type { BuiltBundle } from './bundles.ts';
-import { median, round } from './stats.ts';
+import { median, percentile, round } from './stats.ts';
 
 /**
  * The cold request a caller of a new Lambda environment waits for: a fresh process loads the asset
  * `cdk synth` wrote, with the template's Handler, environment (evaluated as CloudFormation would)
  * and NODE_OPTIONS, plus Lambda's own variables; then it answers one valid POST /plants. DynamoDB
  * and the issuer's JWKS are HTTPS endpoints with a throwaway CA (NODE_EXTRA_CA_CERTS), `rtt` ms
- * away. FLOOR and BARE run the same way from their own asset folders, interleaved with shipped.
+ * away. FLOOR and BARE run the same way from their own asset folders, interleaved with shipped, and
+ * so does each swap (`--swap`), compared with shipped round by round.
  */
 
 export type ColdRequestVariant = 'floor' | 'bare' | 'shipped';
@@ -67,6 +68,23 @@ export type ColdRequestFigures = {
   /** Median over rounds of shipped / BARE, total (init + first invoke) of the same round. */
   readonly shippedOverBare: number;
   readonly shippedOverFloor: number;
+  readonly swaps: readonly SwapFigures[];
+};
+
+/** A swap against shipped: per-round ratios of totals, their median and their spread. */
+export type SwapFigures = {
+  readonly name: string;
+  readonly figures: { readonly [K in keyof ColdRequestSample]: number } & { readonly runs: number };
+  readonly overShipped: {
+    readonly median: number;
+    readonly p25: number;
+    readonly p75: number;
+    readonly min: number;
+    readonly max: number;
+  };
+  /** The same round's difference in totals, swap minus shipped, ms: median, p25, p75. */
+  readonly minusShippedMs: { readonly median: number; readonly p25: number; readonly p75: number };
+  readonly overBare: number;
 };
 
 export type ColdRequestOptions = {
@@ -80,6 +98,8 @@ export type ColdRequestOptions = {
   readonly log: (message: string) => void;
   /** Profiles every shipped process into this folder (`--cpu-prof`); the figures then include the profiler. */
   readonly cpuProfileDir?: string;
+  /** Shipped with modules replaced (`--swap`), measured in the same rounds. */
+  readonly swaps?: readonly BuiltBundle[];
 };
 
 const region = 'eu-west-1';
@@ -98,11 +118,14 @@ export async function measureColdRequests(
   log('cold request: synthesizing the app as `cdk synth` does ...');
   const assembly = await synthesizeApp();
   const shipped = findLambdaFunction(assembly, 'CreatePlant/Function/Resource');
-  const assetOf: Record<ColdRequestVariant, LambdaFunctionSpec> = {
+  const assetOf: Record<string, LambdaFunctionSpec> = {
     shipped,
     floor: { ...shipped, assetDir: path.dirname(options.references.floor.file) },
     bare: { ...shipped, assetDir: path.dirname(options.references.bare.file) },
   };
+  for (const swap of options.swaps ?? []) {
+    assetOf[swap.name] = { ...shipped, assetDir: path.dirname(swap.file) };
+  }
   const ca = await createThrowawayCa();
   try {
     return await measureEachRtt(options, assetOf, ca);
@@ -114,7 +137,7 @@ export async function measureColdRequests(
 
 async function measureEachRtt(
   options: ColdRequestOptions,
-  assetOf: Record<ColdRequestVariant, LambdaFunctionSpec>,
+  assetOf: Record<string, LambdaFunctionSpec>,
   ca: ThrowawayCa,
 ): Promise<ColdRequestFigures[]> {
   const { log } = options;
@@ -148,15 +171,17 @@ async function measureEachRtt(
         dynamodb: Number(storeEndpoint.url.port),
       };
 
-      const once = async (variant: ColdRequestVariant): Promise<ColdRequestSample> => {
+      const once = async (variant: string): Promise<ColdRequestSample> => {
+        const fn = assetOf[variant];
+        if (!fn) throw new Error(`no asset for ${variant}`);
         const env = deployedEnvironment({
-          fn: assetOf[variant],
+          fn,
           deployment,
           ca,
           dynamodbEndpoint: storeEndpoint.url,
         });
         const profile = variant === 'shipped' && options.cpuProfileDir;
-        const fn = await startLambdaProcess({
+        const lambda = await startLambdaProcess({
           env,
           execArgv: profile
             ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${options.cpuProfileDir}`]
@@ -164,31 +189,30 @@ async function measureEachRtt(
         });
         try {
           const id = String(nextId++);
-          const result = await fn.invoke(plantEvent(token, id));
+          const result = await lambda.invoke(plantEvent(token, id));
           const status = (result.result as APIGatewayProxyStructuredResultV2 | undefined)
             ?.statusCode;
           if (!result.ok || status !== 200) {
             throw new Error(
-              `${variant} answered ${status ?? result.error}: ${JSON.stringify(result.result)}\n${fn.output()}`,
+              `${variant} answered ${status ?? result.error}: ${JSON.stringify(result.result)}\n${lambda.output()}`,
             );
           }
-          return sampleOf(fn.initMs, result, ports);
+          return sampleOf(lambda.initMs, result, ports);
         } finally {
-          await fn.close();
+          await lambda.close();
         }
       };
 
+      const rotation = [...coldRequestVariants, ...(options.swaps ?? []).map((swap) => swap.name)];
       // One unmeasured round warms the fixtures' own side (their first TLS handshakes).
-      for (const variant of coldRequestVariants) await once(variant);
-      log(`cold request, RTT ${rttMs} ms: ${options.rounds} rounds of FLOOR, BARE, shipped ...`);
-      const samples = new Map<ColdRequestVariant, ColdRequestSample[]>(
-        coldRequestVariants.map((variant) => [variant, []]),
+      for (const variant of rotation) await once(variant);
+      log(`cold request, RTT ${rttMs} ms: ${options.rounds} rounds of ${rotation.join(', ')} ...`);
+      const samples = new Map<string, ColdRequestSample[]>(
+        rotation.map((variant) => [variant, []]),
       );
       for (let roundIndex = 0; roundIndex < options.rounds; roundIndex++) {
-        for (let k = 0; k < coldRequestVariants.length; k++) {
-          const variant = coldRequestVariants[
-            (roundIndex + k) % coldRequestVariants.length
-          ] as ColdRequestVariant;
+        for (let k = 0; k < rotation.length; k++) {
+          const variant = rotation[(roundIndex + k) % rotation.length] as string;
           samples.get(variant)?.push(await once(variant));
         }
       }
@@ -258,10 +282,10 @@ function sampleOf(
 function summarize(
   rttMs: number,
   rounds: number,
-  samples: Map<ColdRequestVariant, ColdRequestSample[]>,
+  samples: Map<string, ColdRequestSample[]>,
 ): ColdRequestFigures {
-  const of = (variant: ColdRequestVariant) => samples.get(variant) ?? [];
-  const medianOf = (variant: ColdRequestVariant) => {
+  const of = (variant: string) => samples.get(variant) ?? [];
+  const medianOf = (variant: string) => {
     const list = of(variant);
     const keys = Object.keys(list[0] ?? {}) as (keyof ColdRequestSample)[];
     return {
@@ -271,14 +295,15 @@ function summarize(
       ),
     } as ColdRequestFigures['variants'][ColdRequestVariant];
   };
-  const pairRatio = (reference: ColdRequestVariant) =>
-    round(
-      median(
-        of('shipped').map(
-          (sample, index) => sample.totalMs / (of(reference)[index]?.totalMs ?? Number.NaN),
-        ),
-      ),
+  const ratios = (variant: string, reference: string) =>
+    of(variant).map(
+      (sample, index) => sample.totalMs / (of(reference)[index]?.totalMs ?? Number.NaN),
     );
+  const pairRatio = (reference: string, variant = 'shipped') =>
+    round(median(ratios(variant, reference)));
+  const swaps = [...samples.keys()].filter(
+    (name) => !(coldRequestVariants as readonly string[]).includes(name),
+  );
   return {
     rttMs,
     rounds,
@@ -289,6 +314,29 @@ function summarize(
     },
     shippedOverBare: pairRatio('bare'),
     shippedOverFloor: pairRatio('floor'),
+    swaps: swaps.map((name) => {
+      const overShipped = ratios(name, 'shipped');
+      const minus = of(name).map(
+        (sample, index) => sample.totalMs - (of('shipped')[index]?.totalMs ?? Number.NaN),
+      );
+      return {
+        name,
+        figures: medianOf(name),
+        overShipped: {
+          median: round(median(overShipped), 3),
+          p25: round(percentile(overShipped, 25), 3),
+          p75: round(percentile(overShipped, 75), 3),
+          min: round(Math.min(...overShipped), 3),
+          max: round(Math.max(...overShipped), 3),
+        },
+        minusShippedMs: {
+          median: round(median(minus), 1),
+          p25: round(percentile(minus, 25), 1),
+          p75: round(percentile(minus, 75), 1),
+        },
+        overBare: pairRatio('bare', name),
+      };
+    }),
   };
 }
 
@@ -298,17 +346,33 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
   const lines = [
     `${'cold request over TLS'.padEnd(26)}${pad('RTT', 5)}${pad('init', 8)}${pad('1st inv', 9)}${pad('total', 8)}${pad('CPU', 8)}${pad('x BARE', 8)}${pad('conns', 7)}${pad('TLS', 7)}${pad('keys', 7)}${pad('(in inv)', 9)}${pad('DDB', 7)}${pad('(in inv)', 9)}`,
   ];
+  const row = (
+    label: string,
+    rttMs: number,
+    v: ColdRequestFigures['variants']['shipped'],
+    ratio: string,
+  ) =>
+    `${label.padEnd(26)}${pad(rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(v.cpuMs.toFixed(1), 8)}${pad(ratio, 8)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`;
   for (const figure of figures) {
     for (const variant of coldRequestVariants) {
-      const v = figure.variants[variant];
       const ratio =
         variant === 'shipped'
           ? figure.shippedOverBare.toFixed(2)
           : variant === 'bare'
             ? '1.00'
             : '';
+      lines.push(row(coldRequestLabel[variant], figure.rttMs, figure.variants[variant], ratio));
+    }
+    for (const swap of figure.swaps) {
+      lines.push(row(`swap: ${swap.name}`, figure.rttMs, swap.figures, swap.overBare.toFixed(2)));
+    }
+  }
+  for (const figure of figures) {
+    for (const swap of figure.swaps) {
+      const { median: mid, p25, p75, min, max } = swap.overShipped;
+      const minus = swap.minusShippedMs;
       lines.push(
-        `${coldRequestLabel[variant].padEnd(26)}${pad(figure.rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(v.cpuMs.toFixed(1), 8)}${pad(ratio, 8)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`,
+        `  RTT ${figure.rttMs} ms, ${swap.name} / shipped, per round: median ${mid.toFixed(3)} (p25 ${p25.toFixed(3)}, p75 ${p75.toFixed(3)}; min ${min.toFixed(3)}, max ${max.toFixed(3)}); minus shipped: ${minus.median.toFixed(1)} ms (p25 ${minus.p25.toFixed(1)}, p75 ${minus.p75.toFixed(1)})`,
       );
     }
   }

@@ -7,7 +7,13 @@ import { parseArgs } from 'node:util';
 import { version as esbuildVersion } from 'esbuild';
 import { nodeOptions } from '../infra/bundling/bundling.ts';
 import { startTestIssuer } from '../test/support/test-issuer.ts';
-import { type BuiltBundle, type BundleName, buildBundles } from './bundles.ts';
+import {
+  type BuiltBundle,
+  type BundleName,
+  buildBundles,
+  buildSwap,
+  type Swap,
+} from './bundles.ts';
 import { renderChart } from './chart.ts';
 import {
   coldRequestLabel,
@@ -26,6 +32,10 @@ import type { WarmJob, WarmResult } from './warm-invoke.ts';
  * a fresh process per bundle against dynalite (in a process of its own) and against a no-op store,
  * prints a table and writes `latest.json` and `latest.svg`. A benchmark, not a test: it asserts
  * nothing and always exits 0 once it has measured.
+ *
+ * `--swap name:functions/x.ts=/elsewhere/x.ts[,…]` (repeatable) adds the shipped bundle with those
+ * modules replaced, measured in the same interleaved rounds as shipped: how a library that would
+ * replace code of ours is weighed before it is adopted.
  */
 
 const { values: flags } = parseArgs({
@@ -41,6 +51,7 @@ const { values: flags } = parseArgs({
     'warm-rounds': { type: 'string', default: '3' },
     warmup: { type: 'string', default: '200' },
     out: { type: 'string', default: path.join(import.meta.dirname, 'results') },
+    swap: { type: 'string', multiple: true, default: [] },
   },
 });
 
@@ -61,6 +72,19 @@ const warmRounds = positive('warm-rounds');
 const warmRequests = Math.max(positive('warm-requests'), warmRounds);
 const warmup = Number(flags.warmup);
 const outDir = path.resolve(String(flags.out));
+const swaps = (flags.swap ?? []).map((value): Swap => {
+  const [name, list] = value.split(/:(.*)/s);
+  const pairs = (list ?? '').split(',').map((pair) => pair.split('='));
+  if (!name || !/^[\w-]+$/.test(name) || pairs.some((pair) => pair.length !== 2)) {
+    throw new Error('--swap must read name:module=replacement[,module=replacement]');
+  }
+  return {
+    name,
+    replacements: new Map(
+      pairs.map(([from, to]) => [path.resolve(String(from)), path.resolve(String(to))]),
+    ),
+  };
+});
 
 type ColdVariant = {
   readonly id: string;
@@ -157,7 +181,13 @@ const issuer = await startTestIssuer();
 const store = await startStore();
 try {
   log(`building bundles with infra/bundling.ts (esbuild ${esbuildVersion}) ...`);
-  const bundles = await buildBundles(path.join(scratch, 'bundles'));
+  const references = await buildBundles(path.join(scratch, 'bundles'));
+  const swapped: BuiltBundle[] = [];
+  for (const swap of swaps) swapped.push(await buildSwap(path.join(scratch, 'swaps'), swap));
+  const bundles = [...references, ...swapped];
+  for (const bundle of bundles) {
+    log(`  ${bundle.name}: ${bundle.bytes} bytes, ${bundle.gzipBytes} gzipped`);
+  }
   const byName = (name: BundleName) => {
     const bundle = bundles.find((candidate) => candidate.name === name);
     if (!bundle) throw new Error(`no bundle ${name}`);
@@ -171,6 +201,7 @@ try {
     issuer,
     store,
     log,
+    swaps: swapped,
     ...(flags['cpu-prof-dir'] ? { cpuProfileDir: path.resolve(flags['cpu-prof-dir']) } : {}),
   });
 
@@ -218,7 +249,7 @@ try {
 
   log(`warm: ${warmRequests} requests per bundle in ${warmRounds} interleaved rounds ...`);
   const perRound = Math.ceil(warmRequests / warmRounds);
-  const warm = new Map<BundleName, WarmResult[]>(bundles.map((bundle) => [bundle.name, []]));
+  const warm = new Map<string, WarmResult[]>(bundles.map((bundle) => [bundle.name, []]));
   let idBase = BigInt(Date.now()) * 1000n;
   for (let roundIndex = 0; roundIndex < warmRounds; roundIndex++) {
     for (let k = 0; k < bundles.length; k++) {
@@ -266,7 +297,7 @@ try {
       firstInvokeMedianMs: round(median(results.map((result) => result.firstInvokeMs)), 2),
     };
   });
-  const warmOf = (name: BundleName) => {
+  const warmOf = (name: string) => {
     const figure = warmFigures.find((candidate) => candidate.bundle === name);
     if (!figure) throw new Error(`no warm figures for ${name}`);
     return figure;

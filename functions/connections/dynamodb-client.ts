@@ -13,7 +13,7 @@ export type DynamoDbClientOptions = {
   readonly endpoint: URL;
   readonly region: string;
   readonly credentials: AwsCredentials;
-  /** Connect, send and answer must all fit; DynamoDB answers in single-digit ms. @default 800 */
+  /** Connect, send and answer must all fit; DynamoDB answers far sooner. @default 800 */
   readonly attemptTimeoutMs?: number;
   /** @default 3 */
   readonly maxAttempts?: number;

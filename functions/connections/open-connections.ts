@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.ts';
-import { keepAliveAgent, preconnect } from './outbound-http.ts';
+import { keepAliveAgent } from './outbound-http.ts';
 
 /**
  * The first module a handler evaluates (its first import): configuration, read once, and the
@@ -19,10 +19,10 @@ export const config = loadConfig(process.env);
 export const issuerAgent = keepAliveAgent(config.auth.jwksUrl, 1);
 export const dynamoDbAgent = keepAliveAgent(config.dynamodb.endpoint, 50);
 
-/** Lambda's resolver answers in about a millisecond; a slower one is not waited for. */
+/** Lambda's resolver answers at once; a slower one is not waited for. */
 const lookupWaitMs = 5;
 
-const issuerUnderway = preconnect(issuerAgent, config.auth.jwksUrl);
+const issuerUnderway = issuerAgent.preconnect();
 let waited: NodeJS.Timeout | undefined;
 await Promise.race([
   issuerUnderway,
@@ -34,4 +34,4 @@ clearTimeout(waited);
 
 // DynamoDB's connection has a round trip to spare behind the key set, so it opens on the first
 // turn after init, and its name's lookup is no part of init.
-setImmediate(() => preconnect(dynamoDbAgent, config.dynamodb.endpoint));
+setImmediate(() => dynamoDbAgent.preconnect());

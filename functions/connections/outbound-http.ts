@@ -1,7 +1,9 @@
 import http from 'node:http';
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { ConnectionOptions } from 'node:tls';
 
-// The built-ins themselves, not their ESM facades, which read every export (see infra/bundling.ts).
+// The built-ins themselves, not their ESM facades, which read every export
+// (infra/bundling/bundling.ts).
 const https = process.getBuiltinModule('node:https');
 const { connect } = process.getBuiltinModule('node:net');
 
@@ -20,8 +22,9 @@ export type OutboundRequest = {
 export type OutboundResponse = { readonly statusCode: number; readonly body: string };
 
 /**
- * Sends one HTTP(S) request and reads the whole answer, over `node:http(s)` (no `fetch`: undici would cost the cold start ~20 ms).
- * Every status resolves; a network error, the deadline or an oversized answer rejects.
+ * Sends one HTTP(S) request and reads the whole answer, over `node:http(s)`: `fetch` would load
+ * undici into every cold start. Every status resolves; a network error, the deadline or an
+ * oversized answer rejects.
  */
 export function sendRequest(url: URL, options: OutboundRequest): Promise<OutboundResponse> {
   const { method, headers, agent, timeoutMs, maxResponseBytes } = options;
@@ -56,77 +59,111 @@ export function sendRequest(url: URL, options: OutboundRequest): Promise<Outboun
   });
 }
 
-/** Connections kept open across invocations of a warm container. */
-export function keepAliveAgent(url: URL, maxSockets: number): http.Agent {
-  return new (transportFor(url).Agent)({ keepAlive: true, maxSockets });
-}
-
-type ConnectionFactory = (options: object, callback?: unknown) => Socket;
-
 /**
- * Opens the TCP connection to `url` now and gives it to the agent's first request, so that a cold
- * start's handshakes travel while the rest of init runs instead of in front of the first call.
- * TLS follows (for https) on the first turn of the event loop after the connect has gone out, or
- * when the first request asks, whichever comes first. It never fails or delays anything: a
- * connection that fails is dropped and the first request opens its own; one still handshaking is
- * handed over as the agent's own new connections are, and the request's deadline applies to it.
- * Resolves once the connect is under way (the name resolved, connect(2) issued) or has failed;
- * never rejects.
+ * A keep-alive agent for one endpoint, whose first connection can be opened ahead of any request
+ * (`preconnect`).
  */
-export function preconnect(agent: http.Agent, url: URL): Promise<void> {
-  const own = agent as unknown as { createConnection: ConnectionFactory };
-  const createConnection = own.createConnection;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const literal = isIpLiteral(url);
-  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-  const tcp = connect({ host, port });
-  tcp.on('error', () => {});
-  // An idle container may end; a connection no request has used must not keep it alive.
-  tcp.unref();
-
-  let opened: Socket | undefined;
-  const open = (): Socket => {
-    if (opened) return opened;
-    opened =
-      url.protocol === 'https:'
-        ? createConnection.call(agent, {
-            host,
-            port,
-            socket: tcp,
-            // SNI carries host names only (RFC 6066), as the agent itself sends it.
-            ...(literal ? {} : { servername: host }),
-          })
-        : tcp;
-    opened.on('error', () => {});
-    return opened;
-  };
-  let used = false;
-  own.createConnection = function firstConnection(this: http.Agent, options, callback) {
-    own.createConnection = createConnection;
-    used = true;
-    if (tcp.destroyed || opened?.destroyed) return createConnection.call(this, options, callback);
-    tcp.ref();
-    return open();
-  };
-
-  const underway = new Promise<void>((resolve) => {
-    // A literal address needs no lookup: connect(2) goes out on the next tick.
-    if (literal) setImmediate(resolve);
-    else tcp.once('lookup', () => resolve());
-    tcp.once('error', () => resolve());
-  });
-  void underway.then(() =>
-    setImmediate(() => {
-      if (!used && !tcp.destroyed) open();
-    }),
-  );
-  return underway;
+export interface OutboundAgent extends http.Agent {
+  /**
+   * Opens the TCP connection to the endpoint now and gives it to the first request, so that a cold
+   * start's handshakes travel while the rest of init runs instead of in front of the first call.
+   * TLS follows (for https) on the first turn of the event loop after the connect has gone out, or
+   * when the first request asks, whichever comes first. It never fails or delays anything: a
+   * connection that fails is dropped and the first request opens its own; one still handshaking
+   * is handed over as the agent's own new connections are, and the request's deadline applies to
+   * it. Resolves once the connect is under way (the name resolved, connect(2) issued) or has
+   * failed; never rejects.
+   */
+  preconnect(): Promise<void>;
 }
+
+/** Connections kept open across invocations of a warm container. */
+export function keepAliveAgent(url: URL, maxSockets: number): OutboundAgent {
+  const Agent = url.protocol === 'http:' ? HttpAgent : HttpsAgent;
+  return new Agent(url, { keepAlive: true, maxSockets });
+}
+
+type ConnectionCallback = (error: Error | null, stream: Duplex) => void;
+
+/** One subclass per transport: `createConnection` is the agent's documented point of extension. */
+const outboundAgent = (Base: typeof http.Agent) =>
+  class extends Base implements OutboundAgent {
+    readonly #url: URL;
+    /** Set by `preconnect` until the first request takes its connection. */
+    #first: (() => Duplex | undefined) | undefined;
+
+    constructor(url: URL, options: http.AgentOptions) {
+      super(options);
+      this.#url = url;
+    }
+
+    override createConnection(
+      options: http.ClientRequestArgs,
+      callback?: ConnectionCallback,
+    ): Duplex | null | undefined {
+      const first = this.#first;
+      this.#first = undefined;
+      return first?.() ?? super.createConnection(options, callback);
+    }
+
+    preconnect(): Promise<void> {
+      const url = this.#url;
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      const literal = isIpLiteral(url);
+      const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+      const tcp = connect({ host, port });
+      tcp.on('error', () => {});
+      // An idle container may end; a connection no request has used must not keep it alive.
+      tcp.unref();
+
+      // For https, the agent's own `createConnection` runs TLS over the socket given, as it would
+      // over one of its own, with the agent's TLS options and session cache.
+      const tlsOptions: http.ClientRequestArgs & ConnectionOptions = {
+        host,
+        port,
+        socket: tcp,
+        // SNI carries host names only (RFC 6066), as the agent itself sends it.
+        ...(literal ? {} : { servername: host }),
+      };
+      let opened: Duplex | undefined;
+      const open = (): Duplex | undefined => {
+        if (opened === undefined) {
+          opened =
+            url.protocol === 'https:' ? (super.createConnection(tlsOptions) ?? undefined) : tcp;
+          opened?.on('error', () => {});
+        }
+        return opened;
+      };
+      let used = false;
+      this.#first = () => {
+        used = true;
+        if (tcp.destroyed || opened?.destroyed) return undefined;
+        tcp.ref();
+        return open();
+      };
+
+      const underway = new Promise<void>((resolve) => {
+        // A literal address needs no lookup: connect(2) goes out on the next tick.
+        if (literal) setImmediate(resolve);
+        else tcp.once('lookup', () => resolve());
+        tcp.once('error', () => resolve());
+      });
+      void underway.then(() =>
+        setImmediate(() => {
+          if (!used && !tcp.destroyed) open();
+        }),
+      );
+      return underway;
+    }
+  };
+
+const HttpAgent = outboundAgent(http.Agent);
+const HttpsAgent = outboundAgent(https.Agent);
 
 /**
  * A URL's host is an IP address exactly when it is dotted-decimal IPv4 or bracketed IPv6: the URL
- * parser normalizes every other IPv4 form. Cheaper than `net.isIP`, whose IPv6 pattern costs about
- * 8 ms the first times it meets a host name.
+ * parser normalizes every other IPv4 form. Tested here rather than with `net.isIP`, whose IPv6
+ * pattern is slow the first times it meets a host name, on the cold path.
  */
 const isIpLiteral = (url: URL) =>
   url.hostname.startsWith('[') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(url.hostname);

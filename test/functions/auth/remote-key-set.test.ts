@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { errors, jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRemoteKeySet } from '../../../functions/auth/remote-key-set.ts';
-import { keepAliveAgent, preconnect } from '../../../functions/connections/outbound-http.ts';
+import { keepAliveAgent } from '../../../functions/connections/outbound-http.ts';
 import { startTestIssuer, type TestIssuer } from '../../support/test-issuer.ts';
 
 const production = { timeoutMs: 3000, cooldownMs: 30_000, cacheMaxAgeMs: 600_000 };
@@ -162,7 +162,7 @@ describe('createRemoteKeySet with an issuer that misbehaves', () => {
       respond(200, jwks);
     };
     const agent = keepAliveAgent(url, 1);
-    await preconnect(agent, url);
+    await agent.preconnect();
     const keys = createRemoteKeySet(url, {
       ...production,
       cacheMaxAgeMs: 0,

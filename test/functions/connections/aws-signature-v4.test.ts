@@ -10,7 +10,10 @@ const credentials = {
 
 type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 
-/** The AWS SDK's own signer, the reference our small signer must agree with byte for byte. */
+/**
+ * The AWS SDK's own signer, the reference ours must agree with byte for byte, on the request as it
+ * is sent: with its Content-Length, which ours signs too.
+ */
 async function referenceHeaders(url: URL, body: string, creds: Credentials, now: Date) {
   const signer = new SignatureV4({
     credentials: creds,
@@ -29,6 +32,7 @@ async function referenceHeaders(url: URL, body: string, creds: Credentials, now:
       query: {},
       headers: {
         host: url.host,
+        'content-length': String(Buffer.byteLength(body)),
         'content-type': 'application/x-amz-json-1.0',
         'x-amz-target': 'DynamoDB_20120810.PutItem',
       },

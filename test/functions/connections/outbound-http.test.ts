@@ -1,11 +1,11 @@
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  keepAliveAgent,
-  preconnect,
-  sendRequest,
-} from '../../../functions/connections/outbound-http.ts';
+import { keepAliveAgent, sendRequest } from '../../../functions/connections/outbound-http.ts';
+import { createThrowawayCa } from '../../support/throwaway-ca.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,7 +32,7 @@ describe('preconnect', () => {
   it('opens one connection before any request and hands it to the first request', async () => {
     const agent = keepAliveAgent(url, 50);
 
-    preconnect(agent, url);
+    agent.preconnect();
     await sleep(100);
     const before = connections.length;
     const response = await get(agent);
@@ -46,7 +46,7 @@ describe('preconnect', () => {
   it('opens no connection of its own when a request comes first', async () => {
     const agent = keepAliveAgent(url, 50);
 
-    preconnect(agent, url);
+    agent.preconnect();
     await get(agent);
     await sleep(100);
 
@@ -57,7 +57,7 @@ describe('preconnect', () => {
   it('resolves once the connection is under way, which the server then sees with no request', async () => {
     const agent = keepAliveAgent(url, 50);
 
-    await preconnect(agent, url);
+    await agent.preconnect();
     await sleep(100);
 
     expect(connections).toHaveLength(1);
@@ -71,7 +71,7 @@ describe('preconnect', () => {
     byName.hostname = 'localhost';
     const agent = keepAliveAgent(byName, 50);
 
-    await preconnect(agent, byName);
+    await agent.preconnect();
     await sleep(100);
 
     expect(connections).toHaveLength(1);
@@ -82,7 +82,7 @@ describe('preconnect', () => {
     const nowhere = new URL('http://plant-store.invalid/plants');
     const agent = keepAliveAgent(nowhere, 50);
 
-    await preconnect(agent, nowhere);
+    await agent.preconnect();
     const request = sendRequest(nowhere, {
       method: 'GET',
       headers: {},
@@ -97,7 +97,7 @@ describe('preconnect', () => {
 
   it('leaves the first request to connect when the opened connection has closed', async () => {
     const agent = keepAliveAgent(url, 50);
-    preconnect(agent, url);
+    agent.preconnect();
     await sleep(100);
     connections[0]?.destroy();
     await sleep(100);
@@ -107,5 +107,45 @@ describe('preconnect', () => {
     expect(response.statusCode).toBe(200);
     expect(connections).toHaveLength(2);
     agent.destroy();
+  });
+});
+
+describe('preconnect over https', () => {
+  it('runs TLS, with the host name as SNI, on the connection opened ahead, and hands it to the first request', async () => {
+    const ca = await createThrowawayCa();
+    const trusted = getCACertificates('default');
+    setDefaultCACertificates([...trusted, ca.caPem]);
+    const secured: TLSSocket[] = [];
+    const tlsServer = createHttpsServer({ key: ca.serverKey, cert: ca.serverCertChain }, (_, res) =>
+      res.end('ok'),
+    );
+    tlsServer.on('secureConnection', (socket) => secured.push(socket));
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    const byName = new URL(`https://localhost:${(tlsServer.address() as AddressInfo).port}/plants`);
+    const agent = keepAliveAgent(byName, 50);
+
+    try {
+      await agent.preconnect();
+      await sleep(200);
+      const before = secured.length;
+      const response = await sendRequest(byName, {
+        method: 'GET',
+        headers: {},
+        timeoutMs: 2000,
+        maxResponseBytes: 1024,
+        agent,
+      });
+
+      expect(before).toBe(1);
+      expect(secured[0]?.servername).toBe('localhost');
+      expect(response).toStrictEqual({ statusCode: 200, body: 'ok' });
+      expect(secured).toHaveLength(1);
+    } finally {
+      agent.destroy();
+      tlsServer.closeAllConnections();
+      await new Promise((resolve) => tlsServer.close(resolve));
+      setDefaultCACertificates(trusted);
+      await rm(ca.dir, { recursive: true, force: true });
+    }
   });
 });
