@@ -14,8 +14,8 @@ export const limits = {
 export const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n } as const;
 
 /**
- * What a name or tag may contain, checked after NFC normalization (so that "Café" typed with a
- * combining accent is the same plant as "Café" typed precomposed). Refused: control characters
+ * What a name or tag may contain, checked on the text as sent, as `openapi.yaml`'s `pattern` is by
+ * any JSON Schema validator. Refused: control characters
  * (tab and newline included), lone surrogates (DynamoDB cannot store them), line and paragraph
  * separators, and invisible format characters (general category Cf: bidi overrides and isolates
  * that make text display in another order, zero-width spaces, word joiners, BOMs, soft hyphens),
@@ -54,6 +54,10 @@ class PlantTextPattern extends RegExp {
 
 export const plantTextPattern = new PlantTextPattern(`^(?:${allowedCharacter.join('|')})*$`, 'u');
 
+/**
+ * A name or tag: checked as sent, so that it is valid exactly when `openapi.yaml` says it is (a
+ * length is a count of code points, as JSON Schema's `maxLength` counts), then kept in its NFC form.
+ */
 const text = (field: string, maxLength: number) =>
   z
     .string({
@@ -61,14 +65,26 @@ const text = (field: string, maxLength: number) =>
         issue.input === undefined ? `${field} is required` : `${field} must be a string`,
     })
     .check(
-      z.normalize('NFC'),
       z.minLength(1, `${field} must not be empty`),
       z.maxLength(maxLength, `${field} must be at most ${maxLength} characters`),
       z.regex(
         plantTextPattern,
         `${field} must not contain control, invisible or bidirectional formatting characters, line separators or lone surrogates`,
       ),
+      z.overwrite((sent) => canonicalText(sent, maxLength)),
     );
+
+/**
+ * The NFC form of valid text, so that "Café" typed with a combining accent is the same plant as
+ * "Café" typed precomposed. NFC can make text longer (U+0958 becomes two code points) or move a
+ * joiner next to a Latin letter, and a stored plant must still be a valid Plant: text whose NFC
+ * form would break the rules it passed is kept as sent.
+ */
+function canonicalText(sent: string, maxLength: number): string {
+  const nfc = sent.normalize('NFC');
+  if (nfc === sent) return sent;
+  return [...nfc].length <= maxLength && plantTextPattern.test(nfc) ? nfc : sent;
+}
 
 /** The id's type check; its exact value is read from the source text by `exactInteger`. */
 export const idSchema = z
