@@ -16,7 +16,7 @@ export interface paths {
          * @description Creates a new plant in the store. Requires an access token with the scope `plants/write`.
          *
          *     Limits: the body is at most 16384 bytes and nests at most 64 levels; `name` is 1 to 200
-         *     characters and `tag` 1 to 64 (after NFC normalization), with no control characters and no
+         *     code points and `tag` 1 to 64, counted as sent, with no control characters and no
          *     invisible or bidi formatting characters (see the Plant schema); `id` is any integer in the
          *     int64 range, kept exact (it is read from the JSON text, so ids above 2^53 are not
          *     rounded). Integral literals such as `1.0` or `1e2` are integers; fields other than `id`,
@@ -34,9 +34,9 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Plant: {
-            /** @description The name of the plant. Normalized to Unicode NFC before it is checked and stored, so canonically equivalent spellings (`Café` precomposed or with a combining accent) are one plant and the stored, answered text is the NFC form; the length is counted after normalization. Refused: control characters (tab and newline too), lone surrogates, line and paragraph separators (U+2028, U+2029) and invisible format characters (Unicode category Cf: bidi overrides and isolates, zero-width space, word joiner, BOM, soft hyphen), except where one is part of the writing: ZWNJ or ZWJ between two letters or marks that are not Latin, Greek or Cyrillic (Arabic-script and Indic spelling), ZWJ between two emoji (`👩🏽‍💻`, `🏳️‍🌈`), and the tags of a subdivision flag (🏴 + region + cancel tag). */
+            /** @description The name of the plant. Checked as sent (the length in code points), then stored and answered in Unicode NFC, so canonically equivalent spellings (`Café` precomposed or with a combining accent) are one plant; text whose NFC form would break these rules (NFC turns each U+0958 into two code points) is kept as sent, so an answered Plant always matches this schema. Refused: control characters (tab and newline too), lone surrogates, line and paragraph separators (U+2028, U+2029) and invisible format characters (Unicode category Cf: bidi overrides and isolates, zero-width space, word joiner, BOM, soft hyphen), except where one is part of the writing: ZWNJ or ZWJ between two letters or marks that are not Latin, Greek or Cyrillic (Arabic-script and Indic spelling), ZWJ between two emoji (`👩🏽‍💻`, `🏳️‍🌈`), and the tags of a subdivision flag (🏴 + region + cancel tag). The pattern needs the `u` flag (see the API description). */
             name: string;
-            /** @description Tag to specify the type. The same characters as `name` are allowed, normalized the same way. */
+            /** @description Tag to specify the type. The same characters as `name` are allowed, checked and normalized the same way. */
             tag?: string;
         };
         NewPlant: components["schemas"]["Plant"] & {
@@ -55,8 +55,50 @@ export interface components {
             /** @description What went wrong, for a human; never internal details */
             message: string;
         };
+        /** @description An answer of the gateway itself (API Gateway on AWS, its stand-in in the local server), given before or instead of the API's; not an `Error` */
+        GatewayMessage: {
+            /** @description The status's reason phrase, e.g. `Not Found` or `Request Entity Too Large` */
+            message: string;
+        };
     };
-    responses: never;
+    responses: {
+        /** @description The local server only; the request did not arrive whole within its time limit (30 s by default). Node answers with no body and closes the connection */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The local server only; the `Host` header does not name it (a page on another name that resolves to this machine cannot reach the API) */
+        MisdirectedRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Misdirected Request"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GatewayMessage"];
+            };
+        };
+        /** @description The gateway's throttle; on AWS the stage's rate or burst limit, locally too many request bodies in flight at once (with `Retry-After`) */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Too Many Requests"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GatewayMessage"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -64,8 +106,8 @@ export interface components {
         WwwAuthenticate: string;
         /** @description Seconds to wait before retrying */
         RetryAfter: number;
-        /** @description Always `no-store` */
-        CacheControl: string;
+        /** @description Answers are never cached */
+        CacheControl: "no-store";
     };
     pathItems: never;
 }
@@ -155,6 +197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description A plant with this id is stored with a different name or tag; it is left unchanged */
             409: {
                 headers: {
@@ -170,13 +213,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than 16384 bytes */
+            /** @description The body is larger than 16384 bytes (an `Error` from the API), or larger than 10 MB (a `GatewayMessage` from the gateway, which does not pass it on) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description The Content-Type is missing or is not `application/json` (parameters such as charset are allowed) */
@@ -188,29 +231,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An unexpected fault; it is logged with the request id and the body says nothing internal */
+            421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description An unexpected fault (an `Error`, logged with the request id; the body says nothing internal), or the function failed or timed out (a `GatewayMessage` from the gateway) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 500,
-                     *       "message": "Internal server error"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayMessage"];
                 };
             };
-            /** @description The store (or the token issuer) is throttled or unreachable after bounded retries; retrying the identical request is safe */
+            /** @description The store (or the token issuer) is throttled or unreachable after bounded retries (an `Error`, with `Retry-After`), or the function could not be reached in time (a `GatewayMessage` from the gateway); retrying the identical request is safe */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayMessage"];
                 };
             };
         };

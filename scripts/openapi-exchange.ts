@@ -1,0 +1,322 @@
+// openapi.yaml as a judge of HTTP exchanges: which operation a request reaches, whether a body is
+// one the spec accepts, and whether an answer is one the spec documents for it. The JSON Schema
+// work (the OpenAPI 3.1 dialect, `$ref`s, `oneOf`, `pattern` with the `u` flag) is
+// @hyperjump/json-schema's; this module only picks, as OpenAPI says, which schema a part of an
+// exchange answers to.
+import { readFile } from 'node:fs/promises';
+import { BASIC } from '@hyperjump/json-schema/experimental';
+import {
+  type OutputUnit,
+  registerSchema,
+  unregisterSchema,
+  type Validator,
+  validate,
+} from '@hyperjump/json-schema/openapi-3-1';
+import { parse } from 'yaml';
+
+export const specUrl = new URL('../openapi.yaml', import.meta.url);
+
+/** Where the document is registered: a name only (`.invalid` never resolves), as a file: URI may not be. */
+const documentUri = 'https://plant-store.invalid/openapi.json';
+const openApi31Dialect = 'https://spec.openapis.org/oas/3.1/schema-base';
+/** The spec's Responses Object for any method and path that `paths` does not list. */
+const unmatchedRouteResponses = '/x-unmatched-route-responses';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+export interface Route {
+  readonly method: string;
+  readonly path: string;
+}
+
+export interface Answer {
+  readonly status: number;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface Operation {
+  /** `operationId`, or `METHOD /path` when it has none. */
+  readonly name: string;
+  /** JSON Pointer of the Operation Object in the document. */
+  readonly pointer: string;
+  readonly definition: JsonObject;
+}
+
+export interface OpenApiExchanges {
+  readonly document: JsonObject;
+  /** The operation `paths` lists for this method and path (literal paths only), if any. */
+  operationOf(route: Route): Operation | undefined;
+  /** The request body schema of an operation's JSON media type, resolved, for generating bodies. */
+  requestBodySchema(operation: Operation): JsonObject | undefined;
+  /** Whether the spec accepts this JSON text as the operation's request body. */
+  acceptsBody(operation: Operation, body: string): boolean;
+  /** What is wrong with an answer to a request on this route; empty when the spec documents it. */
+  checkAnswer(route: Route, answer: Answer): string[];
+  /** Follows a local `$ref` (`#/...`) to what it names, with that value's pointer. */
+  resolve(value: Json, pointer: string): { value: Json; pointer: string };
+}
+
+/** Loads and validates the spec (against the OpenAPI 3.1 schema) and compiles it for checking. */
+export async function loadOpenApiExchanges(url: URL = specUrl): Promise<OpenApiExchanges> {
+  const document = parse(await readFile(url, 'utf8')) as JsonObject;
+  const documentCheck = await validate(openApi31Dialect, document, BASIC);
+  if (!documentCheck.valid) {
+    throw new Error(
+      `${url.pathname} is not a valid OpenAPI 3.1 document: ${describe(documentCheck.errors)}`,
+    );
+  }
+  unregisterSchema(documentUri);
+  registerSchema(document, documentUri, openApi31Dialect);
+
+  const validators = new Map<string, Validator>();
+  const validatorAt = async (pointer: string): Promise<Validator> => {
+    let validator = validators.get(pointer);
+    if (validator === undefined) {
+      validator = await validate(`${documentUri}#${encodeURI(pointer)}`);
+      validators.set(pointer, validator);
+    }
+    return validator;
+  };
+  // Compiled up front, so that checking an answer stays synchronous.
+  for (const pointer of schemaPointers(document)) await validatorAt(pointer);
+  const check = (pointer: string, value: Json): OutputUnit[] => {
+    const validator = validators.get(pointer);
+    if (validator === undefined) throw new Error(`no schema compiled at ${pointer}`);
+    const output = validator(value, BASIC);
+    return output.valid ? [] : (output.errors ?? []);
+  };
+
+  const resolve = (value: Json, pointer: string) => resolveReference(document, value, pointer);
+
+  return {
+    document,
+    operationOf: (route) => operationOf(document, route),
+    requestBodySchema(operation) {
+      const media = jsonMediaType(resolve(operation.definition.requestBody ?? null, '').value);
+      if (media === undefined) return undefined;
+      const schema = (media.value as JsonObject).schema;
+      return schema === undefined ? undefined : (resolve(schema, '').value as JsonObject);
+    },
+    acceptsBody(operation, body) {
+      const { value: requestBody, pointer } = resolve(
+        operation.definition.requestBody ?? null,
+        `${operation.pointer}/requestBody`,
+      );
+      const media = jsonMediaType(requestBody);
+      const value = parseJson(body);
+      if (media === undefined || value === undefined) return false;
+      return check(`${pointer}/content/${pointerToken(media.name)}/schema`, value).length === 0;
+    },
+    checkAnswer(route, answer) {
+      const operation = operationOf(document, route);
+      const where =
+        operation === undefined ? unmatchedRouteResponses : `${operation.pointer}/responses`;
+      const responses = (pointerGet(document, where) ?? {}) as JsonObject;
+      const key = responseKey(responses, answer.status);
+      if (key === undefined) {
+        const documented = Object.keys(responses).join(', ') || 'none';
+        const of = operation === undefined ? 'a route the spec does not list' : operation.name;
+        return [`status ${answer.status} is not documented for ${of} (documented: ${documented})`];
+      }
+      const response = resolve(responses[key] ?? null, `${where}/${pointerToken(key)}`);
+      return checkResponse(response.value as JsonObject, response.pointer, answer, check, resolve);
+    },
+    resolve,
+  };
+}
+
+function checkResponse(
+  response: JsonObject,
+  pointer: string,
+  answer: Answer,
+  check: (pointer: string, value: Json) => OutputUnit[],
+  resolve: OpenApiExchanges['resolve'],
+): string[] {
+  const violations: string[] = [];
+  for (const [name, reference] of Object.entries((response.headers ?? {}) as JsonObject)) {
+    // OpenAPI: a response header named Content-Type is ignored; the media type says it.
+    if (name.toLowerCase() === 'content-type') continue;
+    const header = resolve(reference, `${pointer}/headers/${pointerToken(name)}`);
+    const definition = header.value as JsonObject;
+    const text = answer.headers[name.toLowerCase()];
+    if (text === undefined) {
+      if (definition.required === true) violations.push(`header ${name} is required but absent`);
+      continue;
+    }
+    const schemaPointer = `${header.pointer}/schema`;
+    const errors = check(schemaPointer, headerValue(definition.schema, text, resolve));
+    if (errors.length > 0)
+      violations.push(`header ${name}: ${JSON.stringify(text)} ${describe(errors)}`);
+  }
+
+  const content = (response.content ?? {}) as JsonObject;
+  const contentType = answer.headers['content-type'];
+  if (Object.keys(content).length === 0) {
+    if (answer.body.length > 0) violations.push('a body where the spec documents none');
+    return violations;
+  }
+  if (contentType === undefined) return [...violations, 'no Content-Type for a documented body'];
+  const media = mediaTypeOf(content, contentType);
+  if (media === undefined) {
+    return [
+      ...violations,
+      `media type ${contentType} is not documented (documented: ${Object.keys(content).join(', ')})`,
+    ];
+  }
+  if (!isJson(media)) return violations;
+  const value = parseJson(answer.body);
+  if (value === undefined) return [...violations, 'the body is not JSON'];
+  const errors = check(`${pointer}/content/${pointerToken(media)}/schema`, value);
+  if (errors.length > 0) violations.push(`body ${describe(errors)}`);
+  return violations;
+}
+
+/** A Responses Object's key for a status, as OpenAPI picks it: exact code, then `4XX`, then `default`. */
+function responseKey(responses: JsonObject, status: number): string | undefined {
+  return [String(status), `${Math.floor(status / 100)}XX`, 'default'].find((key) =>
+    Object.hasOwn(responses, key),
+  );
+}
+
+/** The documented media type an answer's Content-Type falls under: exact, then `type/*`, then `*\/*`. */
+function mediaTypeOf(content: JsonObject, contentType: string): string | undefined {
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const documented = Object.keys(content);
+  return [type, `${type.split('/')[0]}/*`, '*/*']
+    .map((candidate) => documented.find((name) => name.toLowerCase() === candidate))
+    .find((name) => name !== undefined);
+}
+
+/**
+ * A header's text as the value its schema describes: OpenAPI's `simple` style, which is a
+ * header's only style, spells a number or a boolean as its plain text.
+ */
+function headerValue(
+  schema: Json | undefined,
+  text: string,
+  resolve: OpenApiExchanges['resolve'],
+): Json {
+  const type = (resolve(schema ?? null, '').value as JsonObject | null)?.type;
+  const trimmed = text.trim();
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(trimmed)) {
+    return Number(trimmed);
+  }
+  if (type === 'boolean' && (trimmed === 'true' || trimmed === 'false')) return trimmed === 'true';
+  return text;
+}
+
+function operationOf(document: JsonObject, { method, path }: Route): Operation | undefined {
+  const paths = (document.paths ?? {}) as JsonObject;
+  const item = paths[path] as JsonObject | undefined;
+  const definition = item?.[method.toLowerCase()] as JsonObject | undefined;
+  if (definition === undefined) return undefined;
+  const name =
+    typeof definition.operationId === 'string' ? definition.operationId : `${method} ${path}`;
+  return { name, pointer: `/paths/${pointerToken(path)}/${method.toLowerCase()}`, definition };
+}
+
+function jsonMediaType(requestBody: Json): { name: string; value: Json } | undefined {
+  const content = ((requestBody as JsonObject | null)?.content ?? {}) as JsonObject;
+  const name = Object.keys(content).find(isJson);
+  return name === undefined ? undefined : { name, value: content[name] ?? null };
+}
+
+function isJson(mediaType: string): boolean {
+  return /^application\/(.+\+)?json$/i.test(mediaType);
+}
+
+function parseJson(text: string): Json | undefined {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every pointer at which an answer's or a request's part is checked against a schema. */
+function schemaPointers(document: JsonObject): string[] {
+  const pointers: string[] = [];
+  const addResponses = (responses: Json, where: string) => {
+    for (const [key, reference] of Object.entries((responses ?? {}) as JsonObject)) {
+      const response = resolveReference(document, reference, `${where}/${pointerToken(key)}`);
+      addContent(response.value, response.pointer);
+      const headers = ((response.value as JsonObject).headers ?? {}) as JsonObject;
+      for (const [name, headerReference] of Object.entries(headers)) {
+        const header = resolveReference(
+          document,
+          headerReference,
+          `${response.pointer}/headers/${pointerToken(name)}`,
+        );
+        if ((header.value as JsonObject).schema !== undefined)
+          pointers.push(`${header.pointer}/schema`);
+      }
+    }
+  };
+  const addContent = (holder: Json, where: string) => {
+    for (const [name, media] of Object.entries(
+      ((holder as JsonObject).content ?? {}) as JsonObject,
+    )) {
+      if ((media as JsonObject).schema !== undefined)
+        pointers.push(`${where}/content/${pointerToken(name)}/schema`);
+    }
+  };
+  for (const [path, item] of Object.entries((document.paths ?? {}) as JsonObject)) {
+    for (const [method, operation] of Object.entries(item as JsonObject)) {
+      const where = `/paths/${pointerToken(path)}/${method}`;
+      const definition = operation as JsonObject;
+      if (typeof definition !== 'object' || definition.responses === undefined) continue;
+      if (definition.requestBody !== undefined) {
+        const body = resolveReference(document, definition.requestBody, `${where}/requestBody`);
+        addContent(body.value, body.pointer);
+      }
+      addResponses(definition.responses, `${where}/responses`);
+    }
+  }
+  addResponses(pointerGet(document, unmatchedRouteResponses) ?? {}, unmatchedRouteResponses);
+  return [...new Set(pointers)];
+}
+
+function resolveReference(
+  document: JsonObject,
+  value: Json,
+  pointer: string,
+): { value: Json; pointer: string } {
+  let current = { value, pointer };
+  for (let hops = 0; hops < 16; hops++) {
+    const reference = (current.value as JsonObject | null)?.$ref;
+    if (typeof reference !== 'string') return current;
+    if (!reference.startsWith('#/'))
+      throw new Error(`only local references are followed: ${reference}`);
+    const target = decodeURI(reference.slice(1));
+    current = { value: pointerGet(document, target) ?? null, pointer: target };
+  }
+  throw new Error(`a $ref chain does not end at ${pointer}`);
+}
+
+function pointerGet(document: Json, pointer: string): Json | undefined {
+  let value: Json | undefined = document;
+  for (const token of pointer.split('/').slice(1)) {
+    const key = token.replaceAll('~1', '/').replaceAll('~0', '~');
+    value = value !== null && typeof value === 'object' ? (value as JsonObject)[key] : undefined;
+  }
+  return value;
+}
+
+/** One JSON Pointer token. */
+function pointerToken(token: string): string {
+  return token.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** The first few failed keywords, e.g. `#/name fails maxLength (#/components/schemas/Plant/...)`. */
+function describe(errors: readonly OutputUnit[] | undefined): string {
+  const failed = (errors ?? []).map((error) => {
+    const keyword = error.keyword.split('/').at(-1);
+    const at = decodeURI(error.absoluteKeywordLocation.split('#')[1] ?? '');
+    return `${error.instanceLocation} fails ${keyword} (${at})`;
+  });
+  const shown = failed.slice(0, 3).join('; ');
+  return failed.length > 3 ? `${shown}; and ${failed.length - 3} more` : shown;
+}
