@@ -1,8 +1,17 @@
 import { readFile } from 'node:fs/promises';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
-import { idSchema, limits, newPlantSchema, plantSchema } from '../functions/plants/new-plant.ts';
+import {
+  idSchema,
+  int64,
+  limits,
+  newPlantSchema,
+  parseNewPlant,
+  plantSchema,
+} from '../functions/plants/new-plant.ts';
+import { loadOpenApiExchanges } from '../scripts/openapi-exchange.ts';
 
 type JsonSchema = {
   type?: string;
@@ -17,13 +26,23 @@ const document = parse(await readFile(new URL('../openapi.yaml', import.meta.url
 const schemas: Record<string, JsonSchema> = document.components.schemas;
 const createPlant = document.paths['/plants'].post;
 
-/** The zod schema as JSON Schema. The id's exactness lives in parseNewPlant, so it is named here. */
+/**
+ * The zod schema as JSON Schema. The id's exactness and range live in parseNewPlant, so they are
+ * named here (the bounds as a JSON number reads them, as openapi.yaml's do).
+ */
 function fromZod(schema: z.ZodMiniType): JsonSchema {
   const { $schema: _, ...jsonSchema } = z.toJSONSchema(schema, {
     io: 'input',
     target: 'draft-2020-12',
     override: ({ zodSchema, jsonSchema: generated }) => {
-      if (zodSchema === idSchema) Object.assign(generated, { type: 'integer', format: 'int64' });
+      if (zodSchema === idSchema) {
+        Object.assign(generated, {
+          type: 'integer',
+          format: 'int64',
+          minimum: Number(int64.min),
+          maximum: Number(int64.max),
+        });
+      }
     },
   }) as JsonSchema;
   return jsonSchema;
@@ -85,14 +104,93 @@ describe('openapi.yaml', () => {
     expect(createPlant.requestBody['x-max-body-bytes']).toBe(limits.bodyMaxBytes);
   });
 
-  it('documents every status of the contract, each error with the Error schema', () => {
-    const statuses = Object.keys(createPlant.responses);
+  it("documents every status of the contract, each error with the Error schema, and the gateway's own answers apart", () => {
+    const error = { $ref: '#/components/schemas/Error' };
+    const gateway = { $ref: '#/components/schemas/GatewayMessage' };
+    const schemaOf = (status: string) => {
+      let response = createPlant.responses[status];
+      if (response.$ref) response = document.components.responses[response.$ref.split('/').at(-1)];
+      return response.content?.['application/json'].schema;
+    };
 
-    expect(statuses).toStrictEqual(['200', '400', '401', '403', '409', '413', '415', '500', '503']);
-    for (const status of statuses.filter((code) => code !== '200')) {
-      expect(createPlant.responses[status].content['application/json'].schema).toStrictEqual({
-        $ref: '#/components/schemas/Error',
-      });
+    expect(Object.keys(createPlant.responses)).toStrictEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '408',
+      '409',
+      '413',
+      '415',
+      '421',
+      '429',
+      '500',
+      '503',
+    ]);
+    for (const status of ['400', '401', '403', '409', '415']) {
+      expect(schemaOf(status)).toStrictEqual(error);
     }
+    for (const status of ['413', '500', '503']) {
+      expect(schemaOf(status)).toStrictEqual({ oneOf: [error, gateway] });
+    }
+    for (const status of ['421', '429']) expect(schemaOf(status)).toStrictEqual(gateway);
+    expect(schemaOf('408')).toBeUndefined();
+    expect(
+      document['x-unmatched-route-responses']['404'].content['application/json'].schema,
+    ).toStrictEqual(gateway);
+  });
+
+  it('documents the gateway\'s answers as exactly {"message": <text>}, which no Error matches', () => {
+    expect(fromOpenApi(schemas.GatewayMessage ?? {})).toStrictEqual({
+      type: 'object',
+      required: ['message'],
+      properties: { message: { type: 'string' } },
+      additionalProperties: false,
+    });
+  });
+});
+
+describe('openapi.yaml and the service on name and tag', () => {
+  const units = fc.oneof(
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    // Text where the form sent and its NFC form part ways: combining marks, characters NFC
+    // expands (U+0958, U+FB2C, U+1D160), a precomposed letter and a mark that NFC reorders.
+    fc.constantFrom('e\u0301', '\u0958', '\uFB2C', '\u{1D160}', '\u1E17\u0323', '\u{1F33F}'),
+    fc.constantFrom('\u200C', '\u200D', '\u0915', '\u094D', '\u0645', '\u202E', '\n'),
+  );
+  const text = (max: number) =>
+    fc
+      .tuple(fc.integer({ min: 0, max: max + 8 }), fc.array(units, { maxLength: max + 8 }))
+      .map(([length, parts]) => [...parts.join('')].slice(0, length).join(''));
+
+  it('accepts exactly the names and tags the spec accepts, and answers a Plant the spec accepts', async () => {
+    const spec = await loadOpenApiExchanges();
+    const operation = spec.operationOf({ method: 'POST', path: '/plants' });
+    const answer = {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+    };
+    if (operation === undefined) throw new Error('openapi.yaml has no POST /plants');
+
+    fc.assert(
+      fc.property(text(limits.nameMaxLength), fc.option(text(limits.tagMaxLength)), (name, tag) => {
+        const body = JSON.stringify(tag === null ? { id: 1, name } : { id: 1, name, tag });
+        let plant: unknown;
+        try {
+          const { id: _, ...accepted } = parseNewPlant(JSON.parse(body), body);
+          plant = accepted;
+        } catch {
+          plant = undefined;
+        }
+
+        expect(plant !== undefined).toBe(spec.acceptsBody(operation, body));
+        if (plant !== undefined) {
+          const checked = { ...answer, body: JSON.stringify(plant) };
+          expect(spec.checkAnswer({ method: 'POST', path: '/plants' }, checked)).toStrictEqual([]);
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 });

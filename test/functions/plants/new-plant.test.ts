@@ -191,13 +191,32 @@ describe('parseNewPlant on what a name or tag may contain', () => {
     expect(parse(withName(composed))).toStrictEqual({ id: '1', name: composed });
   });
 
-  it('counts the length after normalization', () => {
-    const decomposedMax = 'e\u0301'.repeat(200);
+  it('counts the length in code points of the text as sent, as JSON Schema counts maxLength', () => {
+    const decomposed = (count: number) => 'e\u0301'.repeat(count);
 
-    expect(parse(withName(decomposedMax)).name).toBe('\u00E9'.repeat(200));
-    expect(rejection(withName(`${decomposedMax}e\u0301`))).toBe(
+    expect(parse(withName(decomposed(100))).name).toBe('\u00E9'.repeat(100));
+    expect(rejection(withName(decomposed(101)))).toBe('name must be at most 200 characters');
+    expect(rejection(withName(decomposed(150)))).toBe('name must be at most 200 characters');
+    expect(parse(withName('\u{1F33F}'.repeat(200))).name).toBe('\u{1F33F}'.repeat(200));
+    expect(rejection(withName('\u{1F33F}'.repeat(201)))).toBe(
       'name must be at most 200 characters',
     );
+  });
+
+  it('keeps text as sent when its NFC form would break the limits it passed, so the answer stays a valid Plant', () => {
+    // NFC turns U+0958 into U+0915 U+093C: 150 of them are 300 code points once normalized.
+    const qa = '\u0958'.repeat(150);
+    // NFC composes e + U+0301 into a Latin letter, which a joiner may not follow.
+    const joined = 'e\u0301\u200C\u0915';
+
+    expect(parse(withName(qa, '\u0958'.repeat(64)))).toStrictEqual({
+      id: '1',
+      name: qa,
+      tag: '\u0958'.repeat(64),
+    });
+    expect(parse(withName('\u0958'.repeat(100))).name).toBe('\u0915\u093C'.repeat(100));
+    expect(parse(withName(joined)).name).toBe(joined);
+    expect(plantTextPattern.test(joined.normalize('NFC'))).toBe(false);
   });
 });
 
