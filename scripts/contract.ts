@@ -557,7 +557,7 @@ export function statusTable(statuses: ContractResult['statuses']): string {
   const rows = [...statuses.keys()];
   const width = Math.max('operation'.length, ...rows.map((row) => row.length));
   const line = (name: string, cells: string[]) =>
-    `${name.padEnd(width)}  ${cells.map((cell) => cell.padStart(5)).join('')}`;
+    `${name.padEnd(width)}  ${cells.map((cell) => cell.padStart(5)).join('')}`.trimEnd();
   return [
     line('operation', columns.map(String)),
     ...rows.map((row) =>
