@@ -20,7 +20,9 @@ export interface paths {
          *     invisible or bidi formatting characters (see the Plant schema); `id` is any integer in the
          *     int64 range, kept exact (it is read from the JSON text, so ids above 2^53 are not
          *     rounded). Integral literals such as `1.0` or `1e2` are integers; fields other than `id`,
-         *     `name` and `tag` are ignored and not stored.
+         *     `name` and `tag` are ignored and not stored, except that a member named `__proto__`
+         *     anywhere in the body, or a `constructor` whose value has a `prototype` member, is refused
+         *     with `400` (a guard against prototype pollution that the schemas do not express).
          */
         post: operations["createPlant"];
         delete?: never;

@@ -478,8 +478,8 @@ function bodyText(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<string> 
 
 /** Members a schema leaves open, named unlike its own. */
 function extraMembers(own: string[]): fc.Arbitrary<Record<string, Json>> {
-  // `__proto__` and `constructor` are left out: the service refuses them on purpose (openapi.yaml
-  // says so in the operation's description), which a JSON Schema cannot say.
+  // `__proto__` and `constructor` are left out: the service refuses them on purpose, as the
+  // operation's description says and its schema does not.
   const key = fc
     .string({ minLength: 1, maxLength: 8 })
     .filter((name) => !own.includes(name) && name !== '__proto__' && name !== 'constructor');
