@@ -2,13 +2,14 @@
 // a running Plant Store API against openapi.yaml itself. Request bodies are generated from the
 // spec's schemas with fast-check (a fixed seed by default, so two runs send the same requests),
 // valid and invalid as the spec itself judges them, with requests without a token, with a bad
-// token, with the wrong content type, too large, and to routes the spec does not list. Every answer
-// must be documented for its operation (status, headers, body) and be the status the spec gives
-// that request. Prints the statuses seen per operation; exit code 1 on any violation, naming the
-// request and the answer.
+// token, with the wrong content type, too large, and to routes the spec does not list; then the
+// pre-traffic hook's core cases. Every answer must be documented for its operation (status,
+// headers, body) and be the status the spec gives that request. Prints the statuses seen per
+// operation; exit code 1 on any violation, naming the request and the answer.
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { exactJson } from '../clients/plant-store-client.ts';
+import { freshPlantId, runCoreCases } from '../functions/pre-traffic-check/core-cases.ts';
 import {
   type Answer,
   loadOpenApiExchanges,
@@ -17,14 +18,18 @@ import {
   type Route,
 } from './openapi-exchange.ts';
 
-/** One request of a run, and the statuses the spec gives it. */
-export interface ContractCase {
+/** One request of a run. */
+export interface SentRequest {
   /** What the request is, for the report: `a body the spec accepts`, `no token`, ... */
   readonly name: string;
   readonly method: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
+}
+
+/** A generated request, and the statuses the spec gives it. */
+export interface ContractCase extends SentRequest {
   readonly expect: readonly number[];
   /** Why those statuses, for the report. */
   readonly why: string;
@@ -38,15 +43,20 @@ export interface ContractOptions {
   /** How many request bodies are generated. */
   readonly runs: number;
   readonly timeoutMs: number;
-  /** More cases, sent after the generated ones (the pre-traffic hook's core cases plug in here). */
-  readonly extraCases?: readonly ContractCase[];
+}
+
+export interface ContractFailure {
+  readonly request: SentRequest;
+  /** Absent when no answer came. */
+  readonly answer?: Answer;
+  readonly violations: readonly string[];
 }
 
 export interface ContractResult {
   readonly requests: number;
   /** Statuses seen per operation name (or `no route (METHOD /path)`). */
   readonly statuses: ReadonlyMap<string, ReadonlyMap<number, number>>;
-  readonly failures: readonly { case: ContractCase; answer: Answer; violations: string[] }[];
+  readonly failures: readonly ContractFailure[];
 }
 
 export const defaults = { seed: 19, runs: 120, timeoutMs: 10_000 } as const;
@@ -54,64 +64,93 @@ export const defaults = { seed: 19, runs: 120, timeoutMs: 10_000 } as const;
 type Json = null | boolean | number | string | bigint | Json[] | { [key: string]: Json };
 type Schema = { [keyword: string]: unknown };
 
-/** Sends every case and checks every answer. */
+/**
+ * Sends the generated cases, a conflict on a plant they stored, then the pre-traffic hook's core
+ * cases (functions/pre-traffic-check/core-cases.ts, judged by their own rules as well), and checks
+ * every answer against the spec.
+ */
 export async function runContract(options: ContractOptions): Promise<ContractResult> {
   const spec = await loadOpenApiExchanges();
   const baseUrl = options.url.replace(/\/+$/, '');
-  const cases = [...contractCases(spec, options), ...(options.extraCases ?? [])];
   const statuses = new Map<string, Map<number, number>>();
-  const failures: { case: ContractCase; answer: Answer; violations: string[] }[] = [];
-  let stored: ContractCase | undefined;
+  const failures: ContractFailure[] = [];
+  let requests = 0;
 
-  const check = async (contractCase: ContractCase) => {
-    let answer: Answer;
-    try {
-      answer = await send(baseUrl, contractCase, options.timeoutMs);
-    } catch (error) {
-      answer = { status: 0, headers: {}, body: '' };
-      failures.push({
-        case: contractCase,
-        answer,
-        violations: [`no answer: ${describeError(error)}`],
-      });
-      return answer;
-    }
-    const route: Route = { method: contractCase.method, path: contractCase.path };
+  /** Counts the answer's status for its operation; a failure if the spec or `problems` object. */
+  const record = (request: SentRequest, answer: Answer, problems: readonly string[]) => {
+    const route: Route = { method: request.method, path: request.path };
     const operation = spec.operationOf(route);
-    const row = operation
-      ? `${operation.name} (${route.method} ${route.path})`
-      : `no route (${route.method} ${route.path})`;
+    const row = `${operation?.name ?? 'no route'} (${route.method} ${route.path})`;
     const seen = statuses.get(row) ?? new Map<number, number>();
     seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
     statuses.set(row, seen);
-    const violations = spec.checkAnswer(route, answer);
-    if (!contractCase.expect.includes(answer.status)) {
-      violations.push(`expected ${contractCase.expect.join(' or ')} (${contractCase.why})`);
+    const violations = [...spec.checkAnswer(route, answer), ...problems];
+    if (violations.length > 0) failures.push({ request, answer, violations });
+  };
+  const exchange = async (request: SentRequest): Promise<Answer | undefined> => {
+    requests += 1;
+    try {
+      return await send(baseUrl, request, options.timeoutMs);
+    } catch (error) {
+      failures.push({ request, violations: [`no answer: ${describeError(error)}`] });
+      return undefined;
     }
-    if (violations.length > 0) failures.push({ case: contractCase, answer, violations });
-    return answer;
   };
 
-  for (const contractCase of cases) {
-    const answer = await check(contractCase);
+  let stored: ContractCase | undefined;
+  for (const contractCase of contractCases(spec, options)) {
+    const answer = await exchange(contractCase);
+    if (answer === undefined) continue;
+    const expected = contractCase.expect.includes(answer.status);
+    record(
+      contractCase,
+      answer,
+      expected ? [] : [`expected ${contractCase.expect.join(' or ')} (${contractCase.why})`],
+    );
     const authorized = contractCase.headers.authorization !== undefined;
     if (contractCase.name === acceptedBody && authorized && [200, 409].includes(answer.status)) {
       stored ??= contractCase;
     }
   }
+
   // A plant stored under an id, sent again with another name, is the conflict the spec documents.
   if (stored !== undefined) {
     const plant = parseExact(stored.body as string) as Record<string, Json>;
     const other = plant.name === 'Contract check' ? 'Contract check 2' : 'Contract check';
-    await check({
+    const conflict = {
       ...stored,
       name: 'the id of a stored plant, with another name',
       body: exactJson({ ...plant, name: other }),
-      expect: [409],
-      why: 'nothing stored is overwritten',
-    });
+    };
+    const answer = await exchange(conflict);
+    if (answer !== undefined) {
+      record(
+        conflict,
+        answer,
+        answer.status === 409 ? [] : ['expected 409 (nothing stored is overwritten)'],
+      );
+    }
   }
-  return { requests: cases.length + (stored === undefined ? 0 : 1), statuses, failures };
+
+  // The core cases judge each answer themselves, after it is sent; they are recorded once run.
+  const core: { request: SentRequest; answer: Answer }[] = [];
+  const report = await runCoreCases(
+    async (request) => {
+      const sent = { name: 'core case', ...request };
+      const answer = await exchange(sent);
+      if (answer === undefined) throw new Error('no answer');
+      core.push({ request: sent, answer });
+      return answer;
+    },
+    { id: freshPlantId(), ...(options.token === undefined ? {} : { token: options.token }) },
+  ).catch(() => undefined);
+  for (const [index, result] of (report?.results ?? []).entries()) {
+    const sent = core[index];
+    if (sent !== undefined) {
+      record({ ...sent.request, name: `core case: ${result.name}` }, sent.answer, result.problems);
+    }
+  }
+  return { requests, statuses, failures };
 }
 
 const acceptedBody = 'a body the spec accepts';
@@ -520,7 +559,7 @@ function merged(schema: Schema, spec: OpenApiExchanges): Schema {
 
 async function send(
   baseUrl: string,
-  contractCase: ContractCase,
+  contractCase: SentRequest,
   timeoutMs: number,
 ): Promise<Answer> {
   const response = await fetch(`${baseUrl}${contractCase.path}`, {
@@ -574,15 +613,17 @@ function report(result: ContractResult): string {
     );
     return lines.join('\n');
   }
-  for (const { case: sent, answer, violations } of result.failures) {
-    lines.push(`FAIL ${sent.method} ${sent.path} (${sent.name})`);
-    const auth = sent.headers.authorization ? 'with Authorization' : 'without Authorization';
-    lines.push(
-      `  request: content-type ${sent.headers['content-type'] ?? '(none)'}, ${auth}, body ${excerpt(sent.body)}`,
-    );
-    lines.push(
-      `  answer:  ${answer.status}, content-type ${answer.headers['content-type'] ?? '(none)'}, body ${excerpt(answer.body)}`,
-    );
+  for (const { request, answer, violations } of result.failures) {
+    lines.push(`FAIL ${request.method} ${request.path} (${request.name})`);
+    const auth = request.headers.authorization ? 'with Authorization' : 'without Authorization';
+    const type = request.headers['content-type'] ?? '(none)';
+    lines.push(`  request: content-type ${type}, ${auth}, body ${excerpt(request.body)}`);
+    if (answer !== undefined) {
+      const answerType = answer.headers['content-type'] ?? '(none)';
+      lines.push(
+        `  answer:  ${answer.status}, content-type ${answerType}, body ${excerpt(answer.body)}`,
+      );
+    }
     for (const violation of violations) lines.push(`  - ${violation}`);
   }
   lines.push(`FAIL ${result.failures.length} of ${result.requests} requests`);

@@ -34,11 +34,12 @@ describe('contract check (npm run contract) against the local API', () => {
     await api?.close();
   });
 
-  it('passes with a token: generated bodies valid and invalid, auth, content type, size and unknown routes, each status per operation in a table', async () => {
+  it("passes with a token: generated bodies valid and invalid, auth, content type, size, unknown routes and the pre-traffic hook's core cases, each status per operation in a table", async () => {
     const { stdout } = await runContract(['--url', api.url, '--token', token]);
 
     expect(statusColumns(stdout)).toStrictEqual(['200', '400', '401', '404', '409', '413', '415']);
-    expect(stdout).toMatch(/^createPlant \(POST \/plants\)\s+\d+\s+\d+\s+4\s+\d+\s+1\s+2$/m);
+    // 401: four requests with no or a bad token, and the core case without one.
+    expect(stdout).toMatch(/^createPlant \(POST \/plants\)\s+\d+\s+\d+\s+5\s+\d+\s+1\s+2$/m);
     expect(stdout).toMatch(/^no route \(PUT \/plants\)\s+1$/m);
     expect(stdout).toMatch(/^PASS all \d+ answers are documented/m);
   });
@@ -47,7 +48,8 @@ describe('contract check (npm run contract) against the local API', () => {
     const { stdout } = await runContract(['--url', api.url, '--runs', '20']);
 
     expect(statusColumns(stdout)).toStrictEqual(['401', '404']);
-    expect(stdout).toMatch(/^createPlant \(POST \/plants\)\s+24$/m);
+    // 20 generated bodies, four requests with no or a bad token, the core case that needs none.
+    expect(stdout).toMatch(/^createPlant \(POST \/plants\)\s+25$/m);
     expect(stdout).toMatch(/^PASS /m);
   });
 
@@ -121,6 +123,9 @@ describe('contract check (npm run contract) against a server that breaks the spe
       `  answer:  ${wrong.status}, content-type application/json, body ${JSON.stringify(wrong.body)}`,
     );
     expect(stdout).toMatch(violation);
+    expect(stdout).toMatch(
+      /^FAIL POST \/plants \(core case: a create without a token gets 401 with the Bearer challenge\)$/m,
+    );
     expect(stdout).toMatch(/^FAIL \d+ of \d+ requests$/m);
   });
 });
