@@ -334,7 +334,9 @@ function unmatchedRoutes(spec: OpenApiExchanges): Route[] {
     const method = ['put', 'patch', 'delete', 'get', 'post'].find(
       (name) => !Object.hasOwn(item as Schema, name),
     );
-    if (method !== undefined) routes.push({ method: method.toUpperCase(), path });
+    // A template's parameters stand for any value: `1` is one.
+    const concrete = path.replaceAll(/\{[^}/]+\}/g, '1');
+    if (method !== undefined) routes.push({ method: method.toUpperCase(), path: concrete });
   }
   routes.push({ method: 'GET', path: '/contract-check/no-such-route' });
   return routes;

@@ -208,14 +208,26 @@ function headerValue(
   return text;
 }
 
+/** The operation for a method and a path, `paths` keys matched as OpenAPI templates (`{id}`). */
 function operationOf(document: JsonObject, { method, path }: Route): Operation | undefined {
   const paths = (document.paths ?? {}) as JsonObject;
-  const item = paths[path] as JsonObject | undefined;
-  const definition = item?.[method.toLowerCase()] as JsonObject | undefined;
+  // A literal path wins over a template that also matches it, as OpenAPI says.
+  const key = Object.hasOwn(paths, path)
+    ? path
+    : Object.keys(paths).find((template) => templateMatcher(template).test(path));
+  if (key === undefined) return undefined;
+  const definition = (paths[key] as JsonObject)[method.toLowerCase()] as JsonObject | undefined;
   if (definition === undefined) return undefined;
   const name =
-    typeof definition.operationId === 'string' ? definition.operationId : `${method} ${path}`;
-  return { name, pointer: `/paths/${pointerToken(path)}/${method.toLowerCase()}`, definition };
+    typeof definition.operationId === 'string' ? definition.operationId : `${method} ${key}`;
+  return { name, pointer: `/paths/${pointerToken(key)}/${method.toLowerCase()}`, definition };
+}
+
+function templateMatcher(template: string): RegExp {
+  const parts = template
+    .split(/\{[^}/]+\}/)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('[^/]+')}$`);
 }
 
 function jsonMediaType(requestBody: Json): { name: string; value: Json } | undefined {

@@ -158,6 +158,38 @@ describe('loadOpenApiExchanges: checking answers against openapi.yaml', () => {
     expect(spec.acceptsBody(operation, '{"id":1,')).toBe(false);
   });
 
+  it('reaches an operation of a templated path, a literal path first', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'openapi-'));
+    const file = join(dir, 'openapi.yaml');
+    const answered = (description: string) => `{responses: {'204': {description: ${description}}}}`;
+    await writeFile(
+      file,
+      `{openapi: 3.1.0, info: {title: t, version: '1'}, paths: {
+        '/plants/{id}': {delete: ${answered('deleted')}},
+        '/plants/all': {delete: ${answered('all deleted')}}}}`,
+    );
+
+    try {
+      const templated = await loadOpenApiExchanges(pathToFileURL(file));
+
+      expect(templated.operationOf({ method: 'DELETE', path: '/plants/42' })?.pointer).toBe(
+        '/paths/~1plants~1{id}/delete',
+      );
+      expect(templated.operationOf({ method: 'DELETE', path: '/plants/all' })?.pointer).toBe(
+        '/paths/~1plants~1all/delete',
+      );
+      expect(templated.operationOf({ method: 'DELETE', path: '/plants/4/2' })).toBeUndefined();
+      expect(
+        templated.checkAnswer(
+          { method: 'DELETE', path: '/plants/42' },
+          { status: 204, headers: {}, body: '' },
+        ),
+      ).toStrictEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a document that is not valid OpenAPI 3.1', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'openapi-'));
     const file = join(dir, 'openapi.yaml');
