@@ -1,4 +1,4 @@
-import { MiddyHttpError } from '../http/errors.ts';
+import { HttpError } from '../http/http-error.ts';
 
 /** RFC 6750 section 3: every 401 and 403 names the Bearer scheme and, when a token was sent, why it failed. */
 const realm = 'plant-store';
@@ -36,7 +36,7 @@ export type AuthFailureReason =
   | 'insufficient_scope';
 
 /** A refused caller (401 or 403): why, and the `WWW-Authenticate` challenge that tells the client. */
-export class AuthError extends MiddyHttpError {
+export class AuthError extends HttpError {
   readonly reason: AuthFailureReason;
   readonly challenge: string;
 
@@ -47,7 +47,8 @@ export class AuthError extends MiddyHttpError {
     challenge: string,
     cause?: unknown,
   ) {
-    super(status, message, { cause });
+    super(status, message, { cause, headers: { 'www-authenticate': challenge } });
+    this.name = 'AuthError';
     this.reason = reason;
     this.challenge = challenge;
   }
@@ -68,6 +69,7 @@ export class UnauthorizedError extends AuthError {
           ? 'invalid_request'
           : 'invalid_token';
     super(401, reason, message, bearerChallenge(code, code && message), cause);
+    this.name = 'UnauthorizedError';
   }
 }
 
@@ -80,6 +82,7 @@ export class ForbiddenError extends AuthError {
       message,
       bearerChallenge('insufficient_scope', message, scope),
     );
+    this.name = 'ForbiddenError';
   }
 }
 

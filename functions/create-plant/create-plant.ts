@@ -1,10 +1,11 @@
 import middy from '@middy/core';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { authorizeRequest } from '../auth/authorize-request.ts';
 import type { TokenVerifier } from '../auth/token-verifier.ts';
+import { errorAnswers } from '../failures.ts';
 import { accessLog, roundMs } from '../http/access-log.ts';
 import { mapErrors } from '../http/error-response.ts';
+import { parseJsonBody } from '../http/parse-json-body.ts';
 import type { PlantRequestContext } from '../http/request-context.ts';
 import { requireJsonBody } from '../http/require-json-body.ts';
 import { plantResponse } from '../http/respond.ts';
@@ -33,23 +34,24 @@ export function makeHandler({
   service = 'plant-store',
   log = jsonLogger,
 }: CreatePlantDependencies) {
-  return (
-    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlantRequestContext>()
-      .use(accessLog(log, service))
-      .use(mapErrors(log))
-      .use(authorizeRequest(verifyToken, requiredScope))
-      .use(requireJsonBody(limits.bodyMaxBytes))
-      // requireJsonBody has decided the media type; a second, stricter check here answered 500
-      // for a type it had accepted (e.g. "application/json ; charset=utf-8").
-      .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
-      .handler(async (event, context) => {
-        // The body parser has replaced the text with its value; the text itself is in rawBody.
-        const newPlant = parseNewPlant(event.body, context.rawBody ?? '');
-        const storeStartedAt = performance.now();
-        const { plant, outcome } = await store.create(newPlant);
-        context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
-        context.outcome = outcome;
-        return plantResponse(plant);
-      })
-  );
+  return middy<
+    APIGatewayProxyEventV2,
+    APIGatewayProxyStructuredResultV2,
+    Error,
+    PlantRequestContext
+  >()
+    .use(accessLog(log, service))
+    .use(mapErrors(log, errorAnswers))
+    .use(authorizeRequest(verifyToken, requiredScope))
+    .use(requireJsonBody(limits.bodyMaxBytes))
+    .use(parseJsonBody())
+    .handler(async (event, context) => {
+      // The body parser has replaced the text with its value; the text itself is in rawBody.
+      const newPlant = parseNewPlant(event.body, context.rawBody ?? '');
+      const storeStartedAt = performance.now();
+      const { plant, outcome } = await store.create(newPlant);
+      context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
+      context.outcome = outcome;
+      return plantResponse(plant);
+    });
 }

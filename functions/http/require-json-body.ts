@@ -1,4 +1,4 @@
-import { BadRequestError, createError } from './errors.ts';
+import { HttpError } from './http-error.ts';
 import type { PlantMiddleware } from './request-context.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -22,18 +22,18 @@ export function requireJsonBody(maxBytes: number): PlantMiddleware {
     before: ({ event, context }) => {
       const mediaType = event.headers?.['content-type']?.split(';')[0]?.trim().toLowerCase();
       if (mediaType !== 'application/json') {
-        throw createError(415, 'Content-Type must be application/json');
+        throw new HttpError(415, 'Content-Type must be application/json');
       }
       const body = event.body ?? '';
       // The decoded size: base64 padding carries no bytes, so a body at the limit passes either way.
       const size = Buffer.byteLength(body, event.isBase64Encoded ? 'base64' : 'utf8');
       if (size > maxBytes) {
-        throw createError(413, `Request body must be at most ${maxBytes} bytes`);
+        throw new HttpError(413, `Request body must be at most ${maxBytes} bytes`);
       }
       const text = event.isBase64Encoded ? decodeBase64Utf8(body) : body;
-      if (text.trim() === '') throw new BadRequestError('Request body is required');
+      if (text.trim() === '') throw new HttpError(400, 'Request body is required');
       if (nestsDeeperThan(text, maxNestingDepth)) {
-        throw new BadRequestError(`Request body must not nest more than ${maxNestingDepth} levels`);
+        throw new HttpError(400, `Request body must not nest more than ${maxNestingDepth} levels`);
       }
       event.body = text;
       event.isBase64Encoded = false;
@@ -44,12 +44,12 @@ export function requireJsonBody(maxBytes: number): PlantMiddleware {
 
 function decodeBase64Utf8(body: string): string {
   if (body.length % 4 !== 0 || !base64.test(body)) {
-    throw new BadRequestError('Request body is not valid base64');
+    throw new HttpError(400, 'Request body is not valid base64');
   }
   try {
     return utf8.decode(Buffer.from(body, 'base64'));
   } catch (error) {
-    throw new BadRequestError('Request body is not valid UTF-8', error);
+    throw new HttpError(400, 'Request body is not valid UTF-8', { cause: error });
   }
 }
 

@@ -5,15 +5,9 @@ import {
 } from '../connections/dynamodb-client.ts';
 import { listCursors } from './list-cursor.ts';
 import { type NewPlant, type Plant, plantOf } from './new-plant.ts';
+import { PlantConflictError, StoreUnavailableError } from './plant-errors.ts';
 import { asPlantId, type PlantId } from './plant-id.ts';
-import {
-  isReplay,
-  maxListLimit,
-  PlantConflictError,
-  type PlantStore,
-  type StoredPlant,
-  StoreUnavailableError,
-} from './plant-store.ts';
+import { isReplay, maxListLimit, type PlantStore, type StoredPlant } from './plant-store.ts';
 
 type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
 

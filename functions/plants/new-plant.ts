@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { InvalidPlantError } from './plant-errors.ts';
 
 /**
  * What a valid plant is. This zod schema is the only definition of NewPlant: `openapi.yaml`
@@ -105,17 +106,6 @@ export type Plant = z.infer<typeof plantSchema>;
 /** Exactly a Plant: `name`, and `tag` only when there is one (never `tag: undefined`, never `id`). */
 export function plantOf({ name, tag }: { name: string; tag?: string | undefined }): Plant {
   return tag === undefined ? { name } : { name, tag };
-}
-
-/**
- * The body is not a NewPlant; the message names the field and what to change. A domain error:
- * `http/error-response.ts` answers it with a 400, as it answers the store's and the issuer's.
- */
-export class InvalidPlantError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidPlantError';
-  }
 }
 
 /** A NewPlant with its id kept exact as a canonical decimal string (int64 does not fit a JS number). */

@@ -31,8 +31,8 @@ export const maxListLimit = 500;
  * earlier create as a replay; it never overwrites. `list` walks every plant page by page: a plant
  * present during a whole walk appears in it exactly once. `delete` removes a plant if there is
  * one; `deleted` says whether this call found it (a retried attempt whose first answer was lost
- * may find it already gone). Adapters throw the errors below, `InvalidCursorError` and
- * `RangeError` for a limit out of range, and nothing of their own transport. A handler takes
+ * may find it already gone). Adapters throw the errors of `plant-errors.ts`, `InvalidCursorError`
+ * and `RangeError` for a limit out of range, and nothing of their own transport. A handler takes
  * only what it uses, e.g. `Pick<PlantStore, 'list'>`.
  */
 export type PlantStore = {
@@ -40,25 +40,6 @@ export type PlantStore = {
   list(request: ListRequest): Promise<PlantPage>;
   delete(id: PlantId): Promise<{ deleted: boolean }>;
 };
-
-/** The id is taken by a plant with other data; the stored plant stays as it is. */
-export class PlantConflictError extends Error {
-  readonly id: string;
-
-  constructor(id: string) {
-    super(`A different plant with id ${id} already exists`);
-    this.name = 'PlantConflictError';
-    this.id = id;
-  }
-}
-
-/** The store throttled or could not be reached after bounded retries; the call may be retried. */
-export class StoreUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('The plant store is unavailable', { cause });
-    this.name = 'StoreUnavailableError';
-  }
-}
 
 /** Same id, same name and same tag (a missing tag only matches a missing tag). */
 export function isReplay(stored: Plant, requested: Plant): boolean {

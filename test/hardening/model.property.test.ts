@@ -2,13 +2,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbClient } from '../../functions/connections/dynamodb-client.ts';
 import { createDynamoDbPlantStore } from '../../functions/plants/dynamodb-plant-store.ts';
+import { PlantConflictError, StoreUnavailableError } from '../../functions/plants/plant-errors.ts';
 import { parsePlantId } from '../../functions/plants/plant-id.ts';
-import {
-  PlantConflictError,
-  type PlantStore,
-  type StoredPlant,
-  StoreUnavailableError,
-} from '../../functions/plants/plant-store.ts';
+import type { PlantStore, StoredPlant } from '../../functions/plants/plant-store.ts';
 import { expectContractAnswer } from '../support/contract.ts';
 import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
 import { fakeEvent } from '../support/fake-event.ts';

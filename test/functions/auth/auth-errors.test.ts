@@ -5,6 +5,7 @@ import {
   ForbiddenError,
   UnauthorizedError,
 } from '../../../functions/auth/auth-errors.ts';
+import { HttpError } from '../../../functions/http/http-error.ts';
 
 describe('UnauthorizedError', () => {
   it.each<[Exclude<AuthFailureReason, 'insufficient_scope'>, string]>([
@@ -16,12 +17,13 @@ describe('UnauthorizedError', () => {
   ])('challenges a %s credential as RFC 6750 section 3.1 says: %s', (reason, challenge) => {
     const error = new UnauthorizedError(reason, 'Why');
 
+    expect(error).toBeInstanceOf(HttpError);
     expect(error).toMatchObject({
       statusCode: 401,
-      expose: true,
       reason,
       message: 'Why',
       challenge,
+      headers: { 'www-authenticate': challenge },
     });
   });
 });
@@ -30,11 +32,14 @@ describe('ForbiddenError', () => {
   it('answers 403 insufficient_scope and names the scope needed', () => {
     const error = new ForbiddenError('Needs the scope', 'plants/write');
 
+    const challenge =
+      'Bearer realm="plant-store", error="insufficient_scope", error_description="Needs the scope", scope="plants/write"';
+    expect(error).toBeInstanceOf(HttpError);
     expect(error).toMatchObject({
       statusCode: 403,
       reason: 'insufficient_scope',
-      challenge:
-        'Bearer realm="plant-store", error="insufficient_scope", error_description="Needs the scope", scope="plants/write"',
+      challenge,
+      headers: { 'www-authenticate': challenge },
     });
   });
 });

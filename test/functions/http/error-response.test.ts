@@ -1,25 +1,25 @@
-import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
   ForbiddenError,
   IssuerUnavailableError,
   UnauthorizedError,
 } from '../../../functions/auth/auth-errors.ts';
-import { mapErrors } from '../../../functions/http/error-response.ts';
-import { BadRequestError, createError } from '../../../functions/http/errors.ts';
+import { errorAnswers } from '../../../functions/failures.ts';
+import { type ErrorAnswer, mapErrors } from '../../../functions/http/error-response.ts';
+import { HttpError } from '../../../functions/http/http-error.ts';
 import type { PlantMiddleware } from '../../../functions/http/request-context.ts';
 import type { LogFields, LogLevel } from '../../../functions/log.ts';
-import { InvalidPlantError } from '../../../functions/plants/new-plant.ts';
 import {
+  InvalidPlantError,
   PlantConflictError,
   StoreUnavailableError,
-} from '../../../functions/plants/plant-store.ts';
+} from '../../../functions/plants/plant-errors.ts';
+import { bodyParserRefusalOf } from '../../support/body-parser-refusal.ts';
 
 type ErrorRequest = Parameters<NonNullable<PlantMiddleware['onError']>>[0];
 
-/** What mapErrors answers for `error`, and what it logged. */
-async function mapped(error: unknown) {
+/** What mapErrors, given the API's error table (or `answers`), answers for `error`, and what it logged. */
+async function mapped(error: unknown, answers: readonly ErrorAnswer[] = errorAnswers) {
   const logs: { level: LogLevel; message: string; fields: LogFields }[] = [];
   const request = {
     event: {},
@@ -28,9 +28,10 @@ async function mapped(error: unknown) {
     error,
     internal: {},
   } as unknown as ErrorRequest;
-  await mapErrors((level, message, fields) => logs.push({ level, message, fields })).onError?.(
-    request,
-  );
+  await mapErrors(
+    (level, message, fields) => logs.push({ level, message, fields }),
+    answers,
+  ).onError?.(request);
   const response = request.response;
   return {
     status: response?.statusCode,
@@ -38,24 +39,6 @@ async function mapped(error: unknown) {
     headers: response?.headers,
     logs,
   };
-}
-
-/** The error the real JSON body parser throws for `body`. */
-async function bodyParserError(body: string): Promise<Error> {
-  const parser = httpJsonBodyParser({ disableContentTypeCheck: true });
-  const event = { headers: {}, body, isBase64Encoded: false } as unknown as APIGatewayProxyEventV2;
-  try {
-    await parser.before?.({
-      event,
-      context: {},
-      response: undefined,
-      error: undefined,
-      internal: {},
-    } as never);
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error(`the body parser accepted ${body}`);
 }
 
 describe('mapErrors', () => {
@@ -83,7 +66,7 @@ describe('mapErrors', () => {
     ],
     [
       'a bad request',
-      () => new BadRequestError('Request body is required'),
+      () => new HttpError(400, 'Request body is required'),
       400,
       'Request body is required',
       {},
@@ -97,7 +80,7 @@ describe('mapErrors', () => {
     ],
     [
       'a 413',
-      () => createError(413, 'Request body must be at most 4 bytes'),
+      () => new HttpError(413, 'Request body must be at most 4 bytes'),
       413,
       'Request body must be at most 4 bytes',
       {},
@@ -150,46 +133,10 @@ describe('mapErrors', () => {
     ]);
   });
 
-  it.each([
-    ['malformed JSON', '{"id":', 'Request body is not valid JSON'],
-    [
-      'a __proto__ key',
-      '{"__proto__":{"admin":true}}',
-      'Request body must not contain the key "__proto__"',
-    ],
-    [
-      'a constructor.prototype key',
-      '{"constructor":{"prototype":{}}}',
-      'Request body must not contain the key "constructor"',
-    ],
-  ])('answers the body parser refusing %s with a 400', async (_case, body, message) => {
-    const error = await bodyParserError(body);
-
-    const answer = await mapped(error);
-
-    expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ error: 400, message });
-  });
-
-  it("recognises the body parser's errors by their cause, not by their message text", async () => {
-    // The same errors, reworded as a later Middy release might word them.
-    const forbiddenKey = await bodyParserError('{"__proto__":{}}');
-    const malformed = await bodyParserError('{');
-    forbiddenKey.message = 'Body has a key that is not allowed';
-    malformed.message = 'Body could not be parsed';
-
-    const answers = [await mapped(forbiddenKey), await mapped(malformed)];
-
-    expect(answers.map(({ status, body }) => [status, body.message])).toEqual([
-      [400, 'Request body must not contain the key "__proto__"'],
-      [400, 'Request body is not valid JSON'],
-    ]);
-  });
-
-  it('answers an unexpected error, or one not meant for the client, with a fixed 500', async () => {
+  it("answers an unexpected error, or another library's HTTP error no step translated, with a fixed 500", async () => {
     const answers = [
       await mapped(new Error('database password is hunter2')),
-      await mapped(createError(500, 'internal detail')),
+      await mapped(await bodyParserRefusalOf('{"id":')),
     ];
 
     for (const answer of answers) {
@@ -197,5 +144,21 @@ describe('mapErrors', () => {
       expect(answer.body).toEqual({ error: 500, message: 'Internal server error' });
       expect(answer.logs.map(({ message }) => message)).toEqual(['unexpected error']);
     }
+  });
+
+  it('answers a domain error only through the table it is given', async () => {
+    const answer = await mapped(new PlantConflictError('7'), []);
+
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual({ error: 500, message: 'Internal server error' });
+  });
+
+  it('keeps the domain error, not its answer, in the log of an unavailable dependency', async () => {
+    const { logs } = await mapped(new StoreUnavailableError(new Error('throttled')));
+
+    expect(logs[0]?.fields.error).toEqual([
+      'StoreUnavailableError: The plant store is unavailable',
+      'Error: throttled',
+    ]);
   });
 });

@@ -6,7 +6,7 @@ import {
   outcomeMetric,
   outcomeOf,
 } from '../../../functions/http/request-metrics.ts';
-import { StoreUnavailableError } from '../../../functions/plants/plant-store.ts';
+import { StoreUnavailableError } from '../../../functions/plants/plant-errors.ts';
 import { extractedMetrics } from '../../support/emf.ts';
 
 describe('outcomeOf', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../../functions/http/errors.ts';
+import { HttpError } from '../../../functions/http/http-error.ts';
 import { maxNestingDepth, requireJsonBody } from '../../../functions/http/require-json-body.ts';
 import { type EventOverrides, fakeEvent } from '../../support/fake-event.ts';
 import { middlewareRequest } from '../../support/middleware-request.ts';

@@ -15,14 +15,12 @@ import {
 import { createDynamoDbPlantStore } from '../../../functions/plants/dynamodb-plant-store.ts';
 import { InvalidCursorError } from '../../../functions/plants/list-cursor.ts';
 import type { NewPlant, Plant } from '../../../functions/plants/new-plant.ts';
-import { type PlantId, parsePlantId } from '../../../functions/plants/plant-id.ts';
 import {
   PlantConflictError,
-  type PlantPage,
-  type PlantStore,
-  type StoredPlant,
   StoreUnavailableError,
-} from '../../../functions/plants/plant-store.ts';
+} from '../../../functions/plants/plant-errors.ts';
+import { type PlantId, parsePlantId } from '../../../functions/plants/plant-id.ts';
+import type { PlantPage, PlantStore, StoredPlant } from '../../../functions/plants/plant-store.ts';
 import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
 import {
   type ConditionFailureAnswer,

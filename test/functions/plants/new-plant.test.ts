@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   exactInteger,
-  InvalidPlantError,
   parseNewPlant,
   plantTextPattern,
 } from '../../../functions/plants/new-plant.ts';
+import { InvalidPlantError } from '../../../functions/plants/plant-errors.ts';
 
 const parse = (raw: string) => parseNewPlant(JSON.parse(raw), raw);
 const rejection = (raw: string) => {

@@ -1,0 +1,29 @@
+import { IssuerUnavailableError } from './auth/auth-errors.ts';
+import type { ErrorAnswer } from './http/error-response.ts';
+import {
+  InvalidPlantError,
+  PlantConflictError,
+  StoreUnavailableError,
+} from './plants/plant-errors.ts';
+
+/**
+ * The API's error table: what a client is told for each domain error, whichever operation meets
+ * it. A dependency that is unavailable is worth a retry: a write the store could not take soon;
+ * an issuer that could not be reached is given longer to recover.
+ */
+export const errorAnswers: readonly ErrorAnswer[] = [
+  { type: InvalidPlantError, status: 400 },
+  { type: PlantConflictError, status: 409 },
+  {
+    type: StoreUnavailableError,
+    status: 503,
+    message: 'The plant store is busy or unavailable, retry later',
+    retryAfterSeconds: 1,
+  },
+  {
+    type: IssuerUnavailableError,
+    status: 503,
+    message: 'Token issuer is unavailable, retry later',
+    retryAfterSeconds: 5,
+  },
+];
