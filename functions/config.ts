@@ -1,5 +1,3 @@
-import type { AwsCredentials } from './connections/aws-signature-v4.ts';
-
 export type Config = {
   /** Lambda's own variable; names the metrics' `Service` dimension so stages stay apart. */
   readonly functionName: string;
@@ -13,7 +11,11 @@ export type Config = {
   readonly dynamodb: {
     readonly endpoint: URL;
     readonly region: string;
-    readonly credentials: AwsCredentials;
+    readonly credentials: {
+      readonly accessKeyId: string;
+      readonly secretAccessKey: string;
+      readonly sessionToken: string | undefined;
+    };
   };
 };
 

@@ -9,7 +9,8 @@ import {
 /**
  * The API's error table: what a client is told for each domain error, whichever operation meets
  * it. A dependency that is unavailable is worth a retry: a write the store could not take soon;
- * an issuer that could not be reached is given longer to recover.
+ * an issuer that could not be reached is given longer to recover, and names its own outcome so
+ * that its outage does not read as the store's.
  */
 export const errorAnswers: readonly ErrorAnswer[] = [
   { type: InvalidPlantError, status: 400 },
@@ -25,5 +26,6 @@ export const errorAnswers: readonly ErrorAnswer[] = [
     status: 503,
     message: 'Token issuer is unavailable, retry later',
     retryAfterSeconds: 5,
+    outcome: 'issuer_unavailable',
   },
 ];

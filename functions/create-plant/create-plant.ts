@@ -1,12 +1,15 @@
 import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
 import { authorizeRequest } from '../auth/authorize-request.ts';
 import type { TokenVerifier } from '../auth/token-verifier.ts';
 import { errorAnswers } from '../failures.ts';
 import { accessLog, roundMs } from '../http/access-log.ts';
 import { mapErrors } from '../http/error-response.ts';
 import { parseJsonBody } from '../http/parse-json-body.ts';
-import type { PlantRequestContext } from '../http/request-context.ts';
 import { requireJsonBody } from '../http/require-json-body.ts';
 import { plantResponse } from '../http/respond.ts';
 import { jsonLogger, type Logger } from '../log.ts';
@@ -34,12 +37,7 @@ export function makeHandler({
   service = 'plant-store',
   log = jsonLogger,
 }: CreatePlantDependencies) {
-  return middy<
-    APIGatewayProxyEventV2,
-    APIGatewayProxyStructuredResultV2,
-    Error,
-    PlantRequestContext
-  >()
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
     .use(accessLog(log, service))
     .use(mapErrors(log, errorAnswers))
     .use(authorizeRequest(verifyToken, requiredScope))

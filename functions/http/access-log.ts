@@ -1,18 +1,30 @@
 import type { Logger } from '../log.ts';
-import type { PlantMiddleware } from './request-context.ts';
-import { embeddedMetrics, outcomeOf } from './request-metrics.ts';
+import type { HttpMiddleware } from './request-context.ts';
+import { embeddedMetrics, outcomeOf, type RequestOutcome } from './request-metrics.ts';
+
+/** What the access log reads from the context, set by the steps before it. */
+export type AccessLogFields = {
+  /** Who asked, as far as the log names them: set by the step that authorizes the request. */
+  readonly caller: { readonly clientId: string | undefined };
+  /** What came of the request: named by the handler, or by `mapErrors` when a step fails. */
+  outcome: RequestOutcome;
+  /** How long the store took, retries included: set by the handler. */
+  storeLatencyMs: number;
+};
+
+type AccessLogStep = NonNullable<HttpMiddleware<AccessLogFields>['after']>;
 
 /**
  * One JSON line per request, written last: who asked (the request ids, the client id), what came
  * of it and how long it took, with the request's CloudWatch metrics embedded. Never the token, the
  * Authorization header or the body.
  */
-export function accessLog(log: Logger, service: string): PlantMiddleware {
+export function accessLog(log: Logger, service: string): HttpMiddleware<AccessLogFields> {
   const startedAt = new WeakMap<object, number>();
-  const write: NonNullable<PlantMiddleware['after']> = ({ event, context, response, error }) => {
+  const write: AccessLogStep = ({ event, context, response, error }) => {
     const started = startedAt.get(context);
     const status = response?.statusCode;
-    const outcome = outcomeOf(status, context.outcome, error);
+    const outcome = outcomeOf(status, context.outcome);
     const authFailureReason =
       error && 'reason' in error && typeof error.reason === 'string' ? error.reason : undefined;
     log('info', 'request', {

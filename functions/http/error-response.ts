@@ -1,6 +1,7 @@
 import type { Logger } from '../log.ts';
 import { HttpError } from './http-error.ts';
-import type { PlantMiddleware } from './request-context.ts';
+import type { HttpMiddleware } from './request-context.ts';
+import { outcomeOf, type RequestOutcome } from './request-metrics.ts';
 import { errorResponse } from './respond.ts';
 
 /** How a domain error is answered: a row of the error table `mapErrors` is given. */
@@ -11,21 +12,28 @@ export type ErrorAnswer = {
   readonly message?: string;
   /** For a dependency that is unavailable: how long a client waits before it retries. */
   readonly retryAfterSeconds?: number;
+  /** What came of the request, when its status alone does not tell. */
+  readonly outcome?: RequestOutcome;
 };
 
 /**
  * Every error -> `{error, message}`, in this one place: an `HttpError` as it says, a domain error
  * through the row of `answers` that names its type. Either says what the client can do; anything
- * else is logged with the request id and answered with a fixed 500.
+ * else is logged with the request id and answered with a fixed 500. Records what came of the
+ * request for the access log, over any success a step named before it failed.
  */
-export function mapErrors(log: Logger, answers: readonly ErrorAnswer[]): PlantMiddleware {
+export function mapErrors(
+  log: Logger,
+  answers: readonly ErrorAnswer[],
+): HttpMiddleware<{ outcome: RequestOutcome }> {
   return {
     name: 'mapErrors',
     onError: (request) => {
       if (request.response !== undefined) return;
       const { error, context } = request;
-      const answer = error instanceof HttpError ? error : translate(error, answers);
-      if (answer === undefined) {
+      const known = clientAnswer(error, answers);
+      context.outcome = outcomeOf(known?.answer.statusCode ?? 500, known?.outcome);
+      if (known === undefined) {
         log('error', 'unexpected error', {
           requestId: context.awsRequestId,
           error: chain(error),
@@ -34,6 +42,7 @@ export function mapErrors(log: Logger, answers: readonly ErrorAnswer[]): PlantMi
         request.response = errorResponse(500, 'Internal server error');
         return;
       }
+      const { answer } = known;
       request.response = errorResponse(answer.statusCode, answer.message, answer.headers);
       if (answer.statusCode >= 500) {
         log('warn', 'dependency unavailable', {
@@ -46,13 +55,18 @@ export function mapErrors(log: Logger, answers: readonly ErrorAnswer[]): PlantMi
   };
 }
 
-/** The domain error as the client is told it, or undefined for an error no row names. */
-function translate(error: unknown, answers: readonly ErrorAnswer[]): HttpError | undefined {
-  for (const { type, status, message, retryAfterSeconds } of answers) {
+/** The error as the client is told it, and the outcome its row names, or undefined for neither. */
+function clientAnswer(
+  error: unknown,
+  answers: readonly ErrorAnswer[],
+): { answer: HttpError; outcome?: RequestOutcome | undefined } | undefined {
+  if (error instanceof HttpError) return { answer: error };
+  for (const { type, status, message, retryAfterSeconds, outcome } of answers) {
     if (!(error instanceof type)) continue;
     const headers: Record<string, string> =
       retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
-    return new HttpError(status, message ?? error.message, { cause: error, headers });
+    const answer = new HttpError(status, message ?? error.message, { cause: error, headers });
+    return { answer, outcome };
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { HttpError } from './http-error.ts';
-import type { PlantMiddleware } from './request-context.ts';
+import type { HttpMiddleware } from './request-context.ts';
 
 /** The package @middy/http-json-body-parser names in the `cause` of each refusal. */
 export const bodyParserPackage = '@middy/http-json-body-parser';
@@ -11,7 +11,7 @@ export const bodyParserPackage = '@middy/http-json-body-parser';
  * contract's words. `requireJsonBody` decides the media type, so the parser's own check is off:
  * two checks could disagree about a type one of them accepts.
  */
-export function parseJsonBody(): PlantMiddleware {
+export function parseJsonBody(): HttpMiddleware {
   const parser = httpJsonBodyParser<APIGatewayProxyEventV2>({ disableContentTypeCheck: true });
   return {
     name: 'parseJsonBody',

@@ -4,27 +4,17 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import type { Caller } from '../auth/authorize-request.ts';
-import type { CreateOutcome } from '../plants/plant-store.ts';
 
 /**
- * What the edge middlewares learn about a request and hand on, in the order they run. Optional
- * because Lambda hands the handler a plain Context; each is set before any later step reads it.
+ * A step of the request path over API Gateway's payload 2.0 events. `Fields` are what the step
+ * sets on the Lambda context for a later step, or reads from it: Middy's `use` adds each step's
+ * fields to the context the handler sees, so an operation's context holds the fields of the steps
+ * it uses and no others. Optional, because Lambda hands the handler a plain Context; each is set
+ * before any later step reads it.
  */
-export type PlantRequestContext = Context & {
-  /** Set by `authorizeRequest`. */
-  caller?: Caller;
-  /** Set by `requireJsonBody`: the body text exactly as sent, for the exact int64 id. */
-  rawBody?: string;
-  /** Set by the handler once the store has answered. */
-  outcome?: CreateOutcome;
-  /** Set by the handler: how long the store took, retries included. */
-  storeLatencyMs?: number;
-};
-
-export type PlantMiddleware = MiddlewareObj<
+export type HttpMiddleware<Fields extends object = object> = MiddlewareObj<
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
   Error,
-  PlantRequestContext
+  Context & Partial<Fields>
 >;

@@ -1,5 +1,3 @@
-import { IssuerUnavailableError } from '../auth/auth-errors.ts';
-
 /**
  * CloudWatch metrics from the request's log line itself, in the Embedded Metric Format: no agent,
  * no SDK, no extra call, and no library on the cold path. CloudWatch Logs turns the fields named
@@ -64,22 +62,17 @@ export function embeddedMetrics(facts: RequestFacts, timestamp: number): Record<
 }
 
 /**
- * What came of a request, from its status and, for a 200, whether the store created or replayed;
- * a 503 is the store's unless the error says the issuer could not be reached, so that an issuer's
- * outage does not read as the table's.
+ * What came of a request: the outcome a step named (the handler for a success, `mapErrors` for a
+ * failure its table names, such as an issuer's outage, which must not read as the table's), or
+ * else the one its status tells.
  */
-export function outcomeOf(
-  status: number | undefined,
-  stored: 'created' | 'replayed' | undefined,
-  error?: unknown,
-): RequestOutcome {
-  if (status === 200) return stored ?? 'created';
+export function outcomeOf(status: number | undefined, named?: RequestOutcome): RequestOutcome {
+  if (named !== undefined) return named;
+  if (status === 200) return 'created';
   if (status === 409) return 'conflict';
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';
-  if (status === 503) {
-    return error instanceof IssuerUnavailableError ? 'issuer_unavailable' : 'unavailable';
-  }
+  if (status === 503) return 'unavailable';
   if (status !== undefined && status >= 400 && status < 500) return 'invalid';
   return 'error';
 }

@@ -1,5 +1,5 @@
 import { HttpError } from './http-error.ts';
-import type { PlantMiddleware } from './request-context.ts';
+import type { HttpMiddleware } from './request-context.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -10,13 +10,16 @@ const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
  */
 export const maxNestingDepth = 64;
 
+/** What `requireJsonBody` hands on: the body text exactly as sent, before it is parsed. */
+export type JsonBodyFields = { rawBody: string };
+
 /**
  * Content type, size and encoding, before the JSON parser sees the body: 415 unless the media type
  * is application/json (any parameters), 413 past the limit, 400 for an empty body, broken base64
  * or invalid UTF-8 or JSON nested past `maxNestingDepth`. Hands the parser plain text and keeps
  * that text for the exact id.
  */
-export function requireJsonBody(maxBytes: number): PlantMiddleware {
+export function requireJsonBody(maxBytes: number): HttpMiddleware<JsonBodyFields> {
   return {
     name: 'requireJsonBody',
     before: ({ event, context }) => {

@@ -7,7 +7,8 @@ import {
 import { errorAnswers } from '../../../functions/failures.ts';
 import { type ErrorAnswer, mapErrors } from '../../../functions/http/error-response.ts';
 import { HttpError } from '../../../functions/http/http-error.ts';
-import type { PlantMiddleware } from '../../../functions/http/request-context.ts';
+import type { HttpMiddleware } from '../../../functions/http/request-context.ts';
+import type { RequestOutcome } from '../../../functions/http/request-metrics.ts';
 import type { LogFields, LogLevel } from '../../../functions/log.ts';
 import {
   InvalidPlantError,
@@ -16,14 +17,23 @@ import {
 } from '../../../functions/plants/plant-errors.ts';
 import { bodyParserRefusalOf } from '../../support/body-parser-refusal.ts';
 
-type ErrorRequest = Parameters<NonNullable<PlantMiddleware['onError']>>[0];
+type ErrorRequest = Parameters<
+  NonNullable<HttpMiddleware<{ outcome: RequestOutcome }>['onError']>
+>[0];
 
-/** What mapErrors, given the API's error table (or `answers`), answers for `error`, and what it logged. */
-async function mapped(error: unknown, answers: readonly ErrorAnswer[] = errorAnswers) {
+/**
+ * What mapErrors, given the API's error table (or `answers`), answers for `error`, the outcome it
+ * records over the one named before (`named`), and what it logged.
+ */
+async function mapped(
+  error: unknown,
+  answers: readonly ErrorAnswer[] = errorAnswers,
+  named: RequestOutcome | undefined = undefined,
+) {
   const logs: { level: LogLevel; message: string; fields: LogFields }[] = [];
   const request = {
     event: {},
-    context: { awsRequestId: 'request-1' },
+    context: { awsRequestId: 'request-1', outcome: named },
     response: undefined,
     error,
     internal: {},
@@ -37,6 +47,7 @@ async function mapped(error: unknown, answers: readonly ErrorAnswer[] = errorAns
     status: response?.statusCode,
     body: JSON.parse(response?.body ?? 'null'),
     headers: response?.headers,
+    outcome: request.context.outcome,
     logs,
   };
 }
@@ -159,6 +170,26 @@ describe('mapErrors', () => {
     expect(logs[0]?.fields.error).toEqual([
       'StoreUnavailableError: The plant store is unavailable',
       'Error: throttled',
+    ]);
+  });
+
+  it('tells an unreachable issuer from an unavailable store in the outcome: both are 503s', async () => {
+    const issuerDown = await mapped(new IssuerUnavailableError(new Error('connect ECONNREFUSED')));
+    const storeDown = await mapped(new StoreUnavailableError(new Error('throttled')));
+
+    expect([issuerDown.status, issuerDown.outcome]).toEqual([503, 'issuer_unavailable']);
+    expect([storeDown.status, storeDown.outcome]).toEqual([503, 'unavailable']);
+  });
+
+  it('records the failure over a success a step named before it failed', async () => {
+    const answers = [
+      await mapped(new HttpError(400, 'Request body is required'), errorAnswers, 'created'),
+      await mapped(new Error('response could not be built'), errorAnswers, 'replayed'),
+    ];
+
+    expect(answers.map(({ status, outcome }) => [status, outcome])).toEqual([
+      [400, 'invalid'],
+      [500, 'error'],
     ]);
   });
 });

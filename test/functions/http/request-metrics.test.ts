@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { IssuerUnavailableError } from '../../../functions/auth/auth-errors.ts';
 import {
   embeddedMetrics,
   metricsNamespace,
   outcomeMetric,
   outcomeOf,
 } from '../../../functions/http/request-metrics.ts';
-import { StoreUnavailableError } from '../../../functions/plants/plant-errors.ts';
 import { extractedMetrics } from '../../support/emf.ts';
 
 describe('outcomeOf', () => {
@@ -27,12 +25,8 @@ describe('outcomeOf', () => {
     expect(outcomeOf(status, stored)).toBe(outcome);
   });
 
-  it('tells an unreachable issuer from an unavailable store: both are 503s', () => {
-    const issuerDown = new IssuerUnavailableError(new Error('connect ECONNREFUSED'));
-    const storeDown = new StoreUnavailableError(new Error('throttled'));
-
-    expect(outcomeOf(503, undefined, issuerDown)).toBe('issuer_unavailable');
-    expect(outcomeOf(503, undefined, storeDown)).toBe('unavailable');
+  it('takes the outcome a step named over the one the status tells: an issuer outage is no store outage', () => {
+    expect(outcomeOf(503, 'issuer_unavailable')).toBe('issuer_unavailable');
     expect(outcomeMetric.issuer_unavailable).toBe('IssuerUnavailable');
   });
 });
