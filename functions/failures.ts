@@ -1,5 +1,6 @@
 import { IssuerUnavailableError } from './auth/auth-errors.ts';
 import type { ErrorAnswer } from './http/error-response.ts';
+import type { StatusOutcome } from './http/request-metrics.ts';
 import {
   InvalidPlantError,
   PlantConflictError,
@@ -14,7 +15,7 @@ import {
  */
 export const errorAnswers: readonly ErrorAnswer[] = [
   { type: InvalidPlantError, status: 400 },
-  { type: PlantConflictError, status: 409 },
+  { type: PlantConflictError, status: 409, outcome: 'conflict' },
   {
     type: StoreUnavailableError,
     status: 503,
@@ -29,3 +30,17 @@ export const errorAnswers: readonly ErrorAnswer[] = [
     outcome: 'issuer_unavailable',
   },
 ];
+
+/**
+ * The counters of the failures every operation shares, which the dashboard and the alarms read:
+ * a 503 is the store's unless its row names the issuer. An operation declares them beside its
+ * own outcomes, and beside `conflict` when it can meet a `PlantConflictError`.
+ */
+export const failureCounters = {
+  unauthorized: 'AuthFailures',
+  forbidden: 'AuthFailures',
+  invalid: 'ValidationFailures',
+  unavailable: 'StoreUnavailable',
+  issuer_unavailable: 'IssuerUnavailable',
+  error: 'Errors',
+} as const satisfies Readonly<Record<StatusOutcome | 'issuer_unavailable', string>>;

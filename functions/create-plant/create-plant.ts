@@ -11,10 +11,11 @@ import { accessLog, roundMs } from '../http/access-log.ts';
 import { mapErrors } from '../http/error-response.ts';
 import { parseJsonBody } from '../http/parse-json-body.ts';
 import { requireJsonBody } from '../http/require-json-body.ts';
-import { plantResponse } from '../http/respond.ts';
+import { jsonResponse } from '../http/respond.ts';
 import { jsonLogger, type Logger } from '../log.ts';
-import { limits, parseNewPlant } from '../plants/new-plant.ts';
+import { limits, type Plant, parseNewPlant, plantOf } from '../plants/new-plant.ts';
 import type { PlantStore } from '../plants/plant-store.ts';
+import { createPlantOutcomes } from './outcomes.ts';
 
 export type CreatePlantDependencies = {
   readonly store: PlantStore;
@@ -38,7 +39,7 @@ export function makeHandler({
   log = jsonLogger,
 }: CreatePlantDependencies) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use(accessLog(log, service))
+    .use(accessLog(log, service, createPlantOutcomes))
     .use(mapErrors(log, errorAnswers))
     .use(authorizeRequest(verifyToken, requiredScope))
     .use(requireJsonBody(limits.bodyMaxBytes))
@@ -52,4 +53,9 @@ export function makeHandler({
       context.outcome = outcome;
       return plantResponse(plant);
     });
+}
+
+/** The 200 body is a Plant: `name` and `tag` when there is one, never `id`. */
+export function plantResponse(plant: Plant): APIGatewayProxyStructuredResultV2 {
+  return jsonResponse(200, plantOf(plant));
 }

@@ -1,13 +1,16 @@
 import type { Logger } from '../log.ts';
 import type { HttpMiddleware } from './request-context.ts';
-import { embeddedMetrics, outcomeOf, type RequestOutcome } from './request-metrics.ts';
+import { embeddedMetrics, type OutcomeCounters, statusOutcome } from './request-metrics.ts';
 
 /** What the access log reads from the context, set by the steps before it. */
 export type AccessLogFields = {
   /** Who asked, as far as the log names them: set by the step that authorizes the request. */
   readonly caller: { readonly clientId: string | undefined };
-  /** What came of the request: named by the handler, or by `mapErrors` when a step fails. */
-  outcome: RequestOutcome;
+  /**
+   * What came of the request, as a word of the operation's `OutcomeCounters`: named by the
+   * handler, or by `mapErrors` when a step fails.
+   */
+  outcome: string;
   /** How long the store took, retries included: set by the handler. */
   storeLatencyMs: number;
 };
@@ -16,15 +19,19 @@ type AccessLogStep = NonNullable<HttpMiddleware<AccessLogFields>['after']>;
 
 /**
  * One JSON line per request, written last: who asked (the request ids, the client id), what came
- * of it and how long it took, with the request's CloudWatch metrics embedded. Never the token, the
- * Authorization header or the body.
+ * of it and how long it took, with the request's CloudWatch metrics embedded: the counter
+ * `counters` names for its outcome. Never the token, the Authorization header or the body.
  */
-export function accessLog(log: Logger, service: string): HttpMiddleware<AccessLogFields> {
+export function accessLog(
+  log: Logger,
+  service: string,
+  counters: OutcomeCounters,
+): HttpMiddleware<AccessLogFields> {
   const startedAt = new WeakMap<object, number>();
   const write: AccessLogStep = ({ event, context, response, error }) => {
     const started = startedAt.get(context);
     const status = response?.statusCode;
-    const outcome = outcomeOf(status, context.outcome);
+    const outcome = context.outcome ?? statusOutcome(status);
     const authFailureReason =
       error && 'reason' in error && typeof error.reason === 'string' ? error.reason : undefined;
     log('info', 'request', {
@@ -40,7 +47,12 @@ export function accessLog(log: Logger, service: string): HttpMiddleware<AccessLo
       clientId: context.caller?.clientId,
       latencyMs: started === undefined ? undefined : roundMs(performance.now() - started),
       ...embeddedMetrics(
-        { outcome, service, authFailureReason, storeLatencyMs: context.storeLatencyMs },
+        {
+          counter: counters[outcome] ?? counters.error,
+          service,
+          authFailureReason,
+          storeLatencyMs: context.storeLatencyMs,
+        },
         Date.now(),
       ),
     });

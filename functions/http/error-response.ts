@@ -1,7 +1,7 @@
 import type { Logger } from '../log.ts';
 import { HttpError } from './http-error.ts';
 import type { HttpMiddleware } from './request-context.ts';
-import { outcomeOf, type RequestOutcome } from './request-metrics.ts';
+import { statusOutcome } from './request-metrics.ts';
 import { errorResponse } from './respond.ts';
 
 /** How a domain error is answered: a row of the error table `mapErrors` is given. */
@@ -12,8 +12,8 @@ export type ErrorAnswer = {
   readonly message?: string;
   /** For a dependency that is unavailable: how long a client waits before it retries. */
   readonly retryAfterSeconds?: number;
-  /** What came of the request, when its status alone does not tell. */
-  readonly outcome?: RequestOutcome;
+  /** What came of the request, when its status alone does not tell (`statusOutcome`). */
+  readonly outcome?: string;
 };
 
 /**
@@ -25,14 +25,14 @@ export type ErrorAnswer = {
 export function mapErrors(
   log: Logger,
   answers: readonly ErrorAnswer[],
-): HttpMiddleware<{ outcome: RequestOutcome }> {
+): HttpMiddleware<{ outcome: string }> {
   return {
     name: 'mapErrors',
     onError: (request) => {
       if (request.response !== undefined) return;
       const { error, context } = request;
       const known = clientAnswer(error, answers);
-      context.outcome = outcomeOf(known?.answer.statusCode ?? 500, known?.outcome);
+      context.outcome = known?.outcome ?? statusOutcome(known?.answer.statusCode ?? 500);
       if (known === undefined) {
         log('error', 'unexpected error', {
           requestId: context.awsRequestId,
@@ -59,7 +59,7 @@ export function mapErrors(
 function clientAnswer(
   error: unknown,
   answers: readonly ErrorAnswer[],
-): { answer: HttpError; outcome?: RequestOutcome | undefined } | undefined {
+): { answer: HttpError; outcome?: string | undefined } | undefined {
   if (error instanceof HttpError) return { answer: error };
   for (const { type, status, message, retryAfterSeconds, outcome } of answers) {
     if (!(error instanceof type)) continue;

@@ -5,32 +5,19 @@
  */
 export const metricsNamespace = 'PlantStore';
 
-export type RequestOutcome =
-  | 'created'
-  | 'replayed'
-  | 'conflict'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'invalid'
-  | 'unavailable'
-  | 'issuer_unavailable'
-  | 'error';
+/** The outcomes a status tells by itself, for a request no step named a more precise one for. */
+export type StatusOutcome = 'unauthorized' | 'forbidden' | 'invalid' | 'unavailable' | 'error';
 
-/** The counter each outcome adds one to. */
-export const outcomeMetric: Readonly<Record<RequestOutcome, string>> = {
-  created: 'PlantsCreated',
-  replayed: 'CreatesReplayed',
-  conflict: 'CreateConflicts',
-  unauthorized: 'AuthFailures',
-  forbidden: 'AuthFailures',
-  invalid: 'ValidationFailures',
-  unavailable: 'StoreUnavailable',
-  issuer_unavailable: 'IssuerUnavailable',
-  error: 'Errors',
-};
+/**
+ * The counter each outcome adds one to, as an operation declares it: its own outcomes (a success
+ * is named by its handler, never guessed from a status) beside the ones a status tells.
+ */
+export type OutcomeCounters = Readonly<Record<StatusOutcome, string>> &
+  Readonly<Record<string, string>>;
 
 export type RequestFacts = {
-  readonly outcome: RequestOutcome;
+  /** The counter the request's outcome adds one to. */
+  readonly counter: string;
   /** The function's name, so that stages deployed side by side keep their own metrics. */
   readonly service: string;
   readonly authFailureReason?: string | undefined;
@@ -38,7 +25,7 @@ export type RequestFacts = {
 };
 
 export function embeddedMetrics(facts: RequestFacts, timestamp: number): Record<string, unknown> {
-  const counter = outcomeMetric[facts.outcome];
+  const { counter } = facts;
   const metrics = [{ Name: counter, Unit: 'Count' }];
   const values: Record<string, unknown> = { Service: facts.service, [counter]: 1 };
   if (facts.storeLatencyMs !== undefined) {
@@ -62,14 +49,10 @@ export function embeddedMetrics(facts: RequestFacts, timestamp: number): Record<
 }
 
 /**
- * What came of a request: the outcome a step named (the handler for a success, `mapErrors` for a
- * failure its table names, such as an issuer's outage, which must not read as the table's), or
- * else the one its status tells.
+ * What a status tells of a request by itself. A success is not among them: the operation's
+ * handler names it, and one it did not name counts as an error, where it is seen.
  */
-export function outcomeOf(status: number | undefined, named?: RequestOutcome): RequestOutcome {
-  if (named !== undefined) return named;
-  if (status === 200) return 'created';
-  if (status === 409) return 'conflict';
+export function statusOutcome(status: number | undefined): StatusOutcome {
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';
   if (status === 503) return 'unavailable';

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type Plant, plantOf } from '../plants/new-plant.ts';
 
 /** Headers every answer carries: it is JSON, it is about one caller, and it must not be sniffed. */
 const baseHeaders = {
@@ -14,11 +13,6 @@ export function jsonResponse(
   headers: Readonly<Record<string, string>> = {},
 ): APIGatewayProxyStructuredResultV2 {
   return { statusCode, headers: { ...baseHeaders, ...headers }, body: JSON.stringify(body) };
-}
-
-/** The 200 body is a Plant: `name` and `tag` when there is one, never `id`. */
-export function plantResponse(plant: Plant): APIGatewayProxyStructuredResultV2 {
-  return jsonResponse(200, plantOf(plant));
 }
 
 export function errorResponse(

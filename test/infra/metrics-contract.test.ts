@@ -1,11 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createPlantOutcomes } from '../../functions/create-plant/outcomes.ts';
 import { accessLog } from '../../functions/http/access-log.ts';
-import {
-  embeddedMetrics,
-  outcomeMetric,
-  outcomeOf,
-  type RequestOutcome,
-} from '../../functions/http/request-metrics.ts';
+import { embeddedMetrics, statusOutcome } from '../../functions/http/request-metrics.ts';
 import { errorResponse, jsonResponse } from '../../functions/http/respond.ts';
 import { extractedMetrics } from '../support/emf.ts';
 import { middlewareRequest } from '../support/middleware-request.ts';
@@ -142,12 +138,11 @@ function searchReferences(where: string, expression: string): MetricReference[] 
 
 /** Every metric identity the function's log lines can carry, for a function named `service`. */
 function emittedMetrics(service: string): MetricIdentity[] {
-  const authRefusals = new Set([outcomeOf(401, undefined), outcomeOf(403, undefined)]);
-  const outcomes = Object.keys(outcomeMetric) as RequestOutcome[];
-  return outcomes.flatMap((outcome) =>
+  const authRefusals = new Set<string>([statusOutcome(401), statusOutcome(403)]);
+  return Object.entries(createPlantOutcomes).flatMap(([outcome, counter]) =>
     [undefined, 12.5].flatMap((storeLatencyMs) => {
       const authFailureReason = authRefusals.has(outcome) ? 'expired' : undefined;
-      const line = embeddedMetrics({ outcome, service, authFailureReason, storeLatencyMs }, 0);
+      const line = embeddedMetrics({ counter, service, authFailureReason, storeLatencyMs }, 0);
       return extractedMetrics(line).map(({ namespace, name, dimensions }) => ({
         namespace,
         name,
@@ -230,19 +225,27 @@ function filteredMetric(
   return { namespace: filter.namespace, name: filter.name, dimensions };
 }
 
-/** The function's request line for an answer with `status`, as Lambda's version `version` writes it. */
+/**
+ * The function's request line for an answer with `status`, as Lambda's version `version` writes
+ * it; a 200 is a create, as the handler names it.
+ */
 function requestLine(
   status: number,
   version: string,
   service: string,
 ): Readonly<Record<string, unknown>> {
   const lines: Record<string, unknown>[] = [];
-  const middleware = accessLog((level, message, fields) => {
-    lines.push({ level, message, ...fields });
-  }, service);
+  const middleware = accessLog(
+    (level, message, fields) => {
+      lines.push({ level, message, ...fields });
+    },
+    service,
+    createPlantOutcomes,
+  );
   const request = middlewareRequest();
   request.context.functionVersion = version;
   middleware.before?.(request);
+  if (status === 200) request.context.outcome = 'created';
   request.response =
     status === 200 ? jsonResponse(200, { name: 'Fern' }) : errorResponse(status, 'x');
   middleware.after?.(request);

@@ -5,12 +5,8 @@ import path from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  embeddedMetrics,
-  metricsNamespace,
-  outcomeMetric,
-  type RequestOutcome,
-} from '../../functions/http/request-metrics.ts';
+import { createPlantOutcomes } from '../../functions/create-plant/outcomes.ts';
+import { embeddedMetrics, metricsNamespace } from '../../functions/http/request-metrics.ts';
 import { bundleFileName, esbuildBuildOptions, nodeOptions } from '../../infra/bundling/bundling.ts';
 import { accessLogFields } from '../../infra/constructs/plants-http-api.ts';
 import { StageConfigError } from '../../infra/stage-config.ts';
@@ -34,8 +30,8 @@ beforeAll(() => {
 
 /** Every metric name the handler's log line can carry, as the code that writes the line names them. */
 function handlerMetricNames(): string[] {
-  const names = (Object.keys(outcomeMetric) as RequestOutcome[]).flatMap((outcome) => {
-    const line = embeddedMetrics({ outcome, service: 'any', storeLatencyMs: 1 }, 0) as {
+  const names = Object.values(createPlantOutcomes).flatMap((counter) => {
+    const line = embeddedMetrics({ counter, service: 'any', storeLatencyMs: 1 }, 0) as {
       _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] };
     };
     return line._aws.CloudWatchMetrics.flatMap(({ Metrics }) => Metrics.map(({ Name }) => Name));
@@ -859,7 +855,9 @@ describe('PlantStoreStack operations dashboard', () => {
   it("reads the handler's metrics for this function only, so stages never mix", () => {
     const body = dashboardBody();
 
-    expect(body).toContain(`"${metricsNamespace}","${outcomeMetric.created}","Service","<ref>"`);
+    expect(body).toContain(
+      `"${metricsNamespace}","${createPlantOutcomes.created}","Service","<ref>"`,
+    );
     expect(body).toContain('Service=\\"<ref>\\"');
   });
 

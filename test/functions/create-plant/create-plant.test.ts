@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plantResponse } from '../../../functions/create-plant/create-plant.ts';
+import { hygieneHeaders } from '../../support/contract.ts';
 import { fakeEvent } from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
 
@@ -105,5 +107,32 @@ describe('makeHandler', () => {
       fields: { status: 200, outcome: 'created', PlantsCreated: 1 },
     });
     expect(api.logs[0]?.fields.StoreLatency).toBeTypeOf('number');
+  });
+
+  it('names a replay and a conflict in the request line, each with its own counter', async () => {
+    const id = freshId();
+    await create(`{"id":${id},"name":"Sage"}`);
+    api.logs.length = 0;
+
+    await create(`{"id":${id},"name":"Sage"}`);
+    await create(`{"id":${id},"name":"Thyme"}`);
+
+    expect(api.logs.map(({ fields }) => fields)).toMatchObject([
+      { status: 200, outcome: 'replayed', CreatesReplayed: 1 },
+      { status: 409, outcome: 'conflict', CreateConflicts: 1 },
+    ]);
+  });
+});
+
+describe('plantResponse', () => {
+  it.each([
+    ['with a tag', { id: '1', name: 'Fern', tag: 'indoor' }, { name: 'Fern', tag: 'indoor' }],
+    ['without a tag', { id: '1', name: 'Cactus' }, { name: 'Cactus' }],
+  ])('answers a plant %s with 200, its name and tag, never its id', (_case, plant, body) => {
+    const response = plantResponse(plant);
+
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toStrictEqual(hygieneHeaders);
+    expect(JSON.parse(response.body ?? '')).toStrictEqual(body);
   });
 });

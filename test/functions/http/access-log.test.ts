@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { UnauthorizedError } from '../../../functions/auth/auth-errors.ts';
+import { createPlantOutcomes } from '../../../functions/create-plant/outcomes.ts';
+import { failureCounters } from '../../../functions/failures.ts';
 import { accessLog, roundMs } from '../../../functions/http/access-log.ts';
+import type { OutcomeCounters } from '../../../functions/http/request-metrics.ts';
 import { errorResponse, jsonResponse } from '../../../functions/http/respond.ts';
 import type { LogFields, LogLevel } from '../../../functions/log.ts';
 import { fakeEvent } from '../../support/fake-event.ts';
@@ -9,12 +12,20 @@ import { middlewareRequest, type PlantRequest } from '../../support/middleware-r
 const secretToken = 'eyJ.secret-token.sig';
 const secretBody = '{"id":1,"name":"secret-name"}';
 
-/** Runs a request through accessLog's `before`, then `settle` (the rest of the chain), then its `after` or `onError`. */
-async function logged(settle: (request: PlantRequest) => void, ending: 'after' | 'onError') {
+/**
+ * Runs a request through accessLog's `before`, then `settle` (the rest of the chain), then its
+ * `after` or `onError`, counting outcomes as POST /plants declares them unless told otherwise.
+ */
+async function logged(
+  settle: (request: PlantRequest) => void,
+  ending: 'after' | 'onError',
+  counters: OutcomeCounters = createPlantOutcomes,
+) {
   const lines: { level: LogLevel; message: string; fields: LogFields }[] = [];
   const middleware = accessLog(
     (level, message, fields) => lines.push({ level, message, fields }),
     'fn-1',
+    counters,
   );
   const request = middlewareRequest(fakeEvent({ token: secretToken, body: secretBody }));
 
@@ -76,6 +87,36 @@ describe('accessLog', () => {
     }, 'after');
 
     expect(lines[0]?.fields).toMatchObject({ functionVersion: '42' });
+  });
+
+  it('counts a success with the counter its operation declares for it, whatever the status', async () => {
+    const deletePlant = { ...failureCounters, deleted: 'PlantsDeleted' };
+
+    const lines = await logged(
+      (request) => {
+        request.context.outcome = 'deleted';
+        request.response = { statusCode: 204, headers: {} };
+      },
+      'after',
+      deletePlant,
+    );
+
+    expect(lines[0]?.fields).toMatchObject({ status: 204, outcome: 'deleted', PlantsDeleted: 1 });
+    expect(lines[0]?.fields).not.toHaveProperty('Errors');
+  });
+
+  it('counts a success nobody named, or an outcome its operation did not declare, as an error', async () => {
+    const unnamed = await logged((request) => {
+      request.response = jsonResponse(200, { name: 'Fern' });
+    }, 'after');
+    const undeclared = await logged((request) => {
+      request.context.outcome = 'listed';
+      request.response = jsonResponse(200, []);
+    }, 'after');
+
+    expect(unnamed[0]?.fields).toMatchObject({ status: 200, outcome: 'error', Errors: 1 });
+    expect(unnamed[0]?.fields).not.toHaveProperty('PlantsCreated');
+    expect(undeclared[0]?.fields).toMatchObject({ status: 200, outcome: 'listed', Errors: 1 });
   });
 
   it('writes neither the token, the Authorization header nor the body', async () => {

@@ -4,11 +4,10 @@ import {
   IssuerUnavailableError,
   UnauthorizedError,
 } from '../../../functions/auth/auth-errors.ts';
-import { errorAnswers } from '../../../functions/failures.ts';
+import { errorAnswers, failureCounters } from '../../../functions/failures.ts';
 import { type ErrorAnswer, mapErrors } from '../../../functions/http/error-response.ts';
 import { HttpError } from '../../../functions/http/http-error.ts';
 import type { HttpMiddleware } from '../../../functions/http/request-context.ts';
-import type { RequestOutcome } from '../../../functions/http/request-metrics.ts';
 import type { LogFields, LogLevel } from '../../../functions/log.ts';
 import {
   InvalidPlantError,
@@ -17,9 +16,7 @@ import {
 } from '../../../functions/plants/plant-errors.ts';
 import { bodyParserRefusalOf } from '../../support/body-parser-refusal.ts';
 
-type ErrorRequest = Parameters<
-  NonNullable<HttpMiddleware<{ outcome: RequestOutcome }>['onError']>
->[0];
+type ErrorRequest = Parameters<NonNullable<HttpMiddleware<{ outcome: string }>['onError']>>[0];
 
 /**
  * What mapErrors, given the API's error table (or `answers`), answers for `error`, the outcome it
@@ -28,7 +25,7 @@ type ErrorRequest = Parameters<
 async function mapped(
   error: unknown,
   answers: readonly ErrorAnswer[] = errorAnswers,
-  named: RequestOutcome | undefined = undefined,
+  named: string | undefined = undefined,
 ) {
   const logs: { level: LogLevel; message: string; fields: LogFields }[] = [];
   const request = {
@@ -179,6 +176,26 @@ describe('mapErrors', () => {
 
     expect([issuerDown.status, issuerDown.outcome]).toEqual([503, 'issuer_unavailable']);
     expect([storeDown.status, storeDown.outcome]).toEqual([503, 'unavailable']);
+    expect(failureCounters.issuer_unavailable).toBe('IssuerUnavailable');
+  });
+
+  it.each<[string, () => unknown, string]>([
+    ['a conflict', () => new PlantConflictError('7'), 'conflict'],
+    [
+      'a body that is not a NewPlant',
+      () => new InvalidPlantError('id must be an integer'),
+      'invalid',
+    ],
+    [
+      'a refused token',
+      () => new UnauthorizedError('expired', 'Token has expired'),
+      'unauthorized',
+    ],
+    ['a missing scope', () => new ForbiddenError('Token lacks the scope', 's'), 'forbidden'],
+    ['a 413', () => new HttpError(413, 'Request body must be at most 4 bytes'), 'invalid'],
+    ['an unexpected error', () => new Error('bug'), 'error'],
+  ])('records %s as the outcome %s', async (_case, error, outcome) => {
+    expect((await mapped(error())).outcome).toBe(outcome);
   });
 
   it('records the failure over a success a step named before it failed', async () => {

@@ -1,40 +1,39 @@
 import { describe, expect, it } from 'vitest';
+import { createPlantOutcomes } from '../../../functions/create-plant/outcomes.ts';
 import {
   embeddedMetrics,
   metricsNamespace,
-  outcomeMetric,
-  outcomeOf,
+  statusOutcome,
 } from '../../../functions/http/request-metrics.ts';
 import { extractedMetrics } from '../../support/emf.ts';
 
-describe('outcomeOf', () => {
-  it.each<[number | undefined, 'created' | 'replayed' | undefined, string]>([
-    [200, undefined, 'created'],
-    [200, 'created', 'created'],
-    [200, 'replayed', 'replayed'],
-    [409, undefined, 'conflict'],
-    [401, undefined, 'unauthorized'],
-    [403, undefined, 'forbidden'],
-    [400, undefined, 'invalid'],
-    [413, undefined, 'invalid'],
-    [415, undefined, 'invalid'],
-    [503, undefined, 'unavailable'],
-    [500, undefined, 'error'],
-    [undefined, undefined, 'error'],
-  ])('calls status %s (store said %s) %s', (status, stored, outcome) => {
-    expect(outcomeOf(status, stored)).toBe(outcome);
+describe('statusOutcome', () => {
+  it.each<[number | undefined, string]>([
+    [401, 'unauthorized'],
+    [403, 'forbidden'],
+    [400, 'invalid'],
+    [409, 'invalid'],
+    [413, 'invalid'],
+    [415, 'invalid'],
+    [503, 'unavailable'],
+    [500, 'error'],
+    [undefined, 'error'],
+  ])('calls status %s %s', (status, outcome) => {
+    expect(statusOutcome(status)).toBe(outcome);
   });
 
-  it('takes the outcome a step named over the one the status tells: an issuer outage is no store outage', () => {
-    expect(outcomeOf(503, 'issuer_unavailable')).toBe('issuer_unavailable');
-    expect(outcomeMetric.issuer_unavailable).toBe('IssuerUnavailable');
-  });
+  it.each([200, 204])(
+    'guesses no success from a status: a %s nobody named is an error',
+    (status) => {
+      expect(statusOutcome(status)).toBe('error');
+    },
+  );
 });
 
 describe('embeddedMetrics', () => {
   it('counts a create once and records the store latency, per Service', () => {
     const line = embeddedMetrics(
-      { outcome: 'created', service: 'fn-1', storeLatencyMs: 12.5 },
+      { counter: createPlantOutcomes.created, service: 'fn-1', storeLatencyMs: 12.5 },
       1_750_000_000_000,
     );
 
@@ -43,7 +42,7 @@ describe('embeddedMetrics', () => {
       {
         namespace: metricsNamespace,
         dimensions: { Service: 'fn-1' },
-        name: outcomeMetric.created,
+        name: createPlantOutcomes.created,
         unit: 'Count',
         value: 1,
       },
@@ -59,7 +58,7 @@ describe('embeddedMetrics', () => {
 
   it('counts an auth failure per Service and per Service and reason', () => {
     const line = embeddedMetrics(
-      { outcome: 'unauthorized', service: 'fn-1', authFailureReason: 'expired' },
+      { counter: createPlantOutcomes.unauthorized, service: 'fn-1', authFailureReason: 'expired' },
       0,
     );
 
@@ -81,13 +80,10 @@ describe('embeddedMetrics', () => {
     ]);
   });
 
-  it.each(Object.entries(outcomeMetric))(
+  it.each(Object.entries(createPlantOutcomes))(
     'counts the outcome %s as %s and nothing else',
-    (outcome, metric) => {
-      const line = embeddedMetrics(
-        { outcome: outcome as keyof typeof outcomeMetric, service: 's' },
-        0,
-      );
+    (_outcome, metric) => {
+      const line = embeddedMetrics({ counter: metric, service: 's' }, 0);
 
       expect(extractedMetrics(line).map(({ name, value }) => [name, value])).toStrictEqual([
         [metric, 1],
