@@ -39,9 +39,10 @@ const maxJwksBytes = 256 * 1024;
 /**
  * jose's `createRemoteJWKSet` rules (fetch once, cache, refetch early for an unknown `kid` after a
  * cooldown, share one fetch between concurrent requests), fetched with `node:http(s)`. jose's own
- * builds a `Headers` when created and calls `fetch`, and either loads undici: about 20 ms of every
- * cold start (`npm run bench`). A key set that cannot be fetched or read rejects with a plain
- * error, and a malformed one with jose's JWKSInvalid: the verifier answers both with a 503.
+ * builds a `Headers` when created and calls `fetch`, and either loads undici into every cold start
+ * (docs/decisions/0003-built-ins-without-esm-facades.md). A key set that cannot be fetched or read
+ * rejects with a plain error, and a malformed one with jose's JWKSInvalid: the verifier answers
+ * both with a 503.
  */
 export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): RemoteKeySet {
   let local: ReturnType<typeof createLocalJWKSet> | undefined;
@@ -106,10 +107,11 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
 }
 
 /**
- * WebCrypto loads its modules and compiles its RSA path on first use: about 8 ms of CPU that
- * would otherwise sit between the key set's arrival and the first token's verdict. Importing a
- * public key and checking an empty signature with it does that work while the network is busy.
- * The key's modulus is 2^2047 + 1: well-formed, and it verifies nothing.
+ * WebCrypto loads its modules and compiles its RSA path on first use: CPU that would otherwise sit
+ * between the key set's arrival and the first token's verdict
+ * (docs/decisions/0002-open-connections-early.md). Importing a public key and checking an empty
+ * signature with it does that work while the network is busy. The key's modulus is 2^2047 + 1:
+ * well-formed, and it verifies nothing.
  */
 async function warmUpWebCrypto(): Promise<void> {
   const modulus = Buffer.alloc(256);

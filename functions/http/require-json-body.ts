@@ -5,8 +5,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
- * A NewPlant is one level deep; 64 leaves room for any unknown fields a client adds, while a
- * body of 16 KiB of brackets would otherwise exhaust the parser's stack and read as "not JSON".
+ * The bodies this API reads are one level deep; 64 leaves room for any unknown fields a client
+ * adds, while a body of nothing but brackets, up to the size limit, would exhaust the stack of a
+ * parse with a reviver (the body parser's, the exact id's) and read as "not JSON".
  */
 export const maxNestingDepth = 64;
 
