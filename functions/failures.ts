@@ -1,11 +1,13 @@
 import { IssuerUnavailableError } from './auth/auth-errors.ts';
 import type { ErrorAnswer } from './http/error-response.ts';
 import type { StatusOutcome } from './http/request-metrics.ts';
+import { InvalidCursorError } from './plants/list-cursor.ts';
 import {
   InvalidPlantError,
   PlantConflictError,
   StoreUnavailableError,
 } from './plants/plant-errors.ts';
+import { InvalidPlantIdError } from './plants/plant-id.ts';
 
 /**
  * The API's error table: what a client is told for each domain error, whichever operation meets
@@ -15,6 +17,8 @@ import {
  */
 export const errorAnswers: readonly ErrorAnswer[] = [
   { type: InvalidPlantError, status: 400 },
+  { type: InvalidPlantIdError, status: 400 },
+  { type: InvalidCursorError, status: 400 },
   { type: PlantConflictError, status: 409, outcome: 'conflict' },
   {
     type: StoreUnavailableError,

@@ -9,11 +9,13 @@ import { type ErrorAnswer, mapErrors } from '../../../functions/http/error-respo
 import { HttpError } from '../../../functions/http/http-error.ts';
 import type { HttpMiddleware } from '../../../functions/http/request-context.ts';
 import type { LogFields, LogLevel } from '../../../functions/log.ts';
+import { InvalidCursorError } from '../../../functions/plants/list-cursor.ts';
 import {
   InvalidPlantError,
   PlantConflictError,
   StoreUnavailableError,
 } from '../../../functions/plants/plant-errors.ts';
+import { InvalidPlantIdError } from '../../../functions/plants/plant-id.ts';
 import { bodyParserRefusalOf } from '../../support/body-parser-refusal.ts';
 
 type ErrorRequest = Parameters<NonNullable<HttpMiddleware<{ outcome: string }>['onError']>>[0];
@@ -84,6 +86,20 @@ describe('mapErrors', () => {
       () => new InvalidPlantError('id must be an integer'),
       400,
       'id must be an integer',
+      {},
+    ],
+    [
+      'a path id not in canonical form',
+      () => new InvalidPlantIdError('id must be an integer in canonical decimal form'),
+      400,
+      'id must be an integer in canonical decimal form',
+      {},
+    ],
+    [
+      'a cursor this list did not issue',
+      () => new InvalidCursorError('cursor is malformed: pass the next link as it was given'),
+      400,
+      'cursor is malformed: pass the next link as it was given',
       {},
     ],
     [
