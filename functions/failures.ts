@@ -37,8 +37,9 @@ export const errorAnswers: readonly ErrorAnswer[] = [
 
 /**
  * The counters of the failures every operation shares, which the dashboard and the alarms read:
- * a 503 is the store's unless its row names the issuer. An operation declares them beside its
- * own outcomes, and beside `conflict` when it can meet a `PlantConflictError`.
+ * a 503 is the store's unless its row names the issuer, and a success its handler left unnamed is
+ * a fault of ours. An operation declares them beside its own outcomes, and beside `conflict`
+ * when it can meet a `PlantConflictError`.
  */
 export const failureCounters = {
   unauthorized: 'AuthFailures',
@@ -47,4 +48,5 @@ export const failureCounters = {
   unavailable: 'StoreUnavailable',
   issuer_unavailable: 'IssuerUnavailable',
   error: 'Errors',
+  unnamed: 'Errors',
 } as const satisfies Readonly<Record<StatusOutcome | 'issuer_unavailable', string>>;

@@ -6,7 +6,13 @@
 export const metricsNamespace = 'PlantStore';
 
 /** The outcomes a status tells by itself, for a request no step named a more precise one for. */
-export type StatusOutcome = 'unauthorized' | 'forbidden' | 'invalid' | 'unavailable' | 'error';
+export type StatusOutcome =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'invalid'
+  | 'unavailable'
+  | 'error'
+  | 'unnamed';
 
 /**
  * The counter each outcome adds one to, as an operation declares it: its own outcomes (a success
@@ -49,13 +55,15 @@ export function embeddedMetrics(facts: RequestFacts, timestamp: number): Record<
 }
 
 /**
- * What a status tells of a request by itself. A success is not among them: the operation's
- * handler names it, and one it did not name counts as an error, where it is seen.
+ * What a status tells of a request by itself. It tells no success: the operation's handler names
+ * it, and one it left unnamed is `unnamed`, which the operation counts where it is seen, without
+ * reading as a 500 (`error`).
  */
 export function statusOutcome(status: number | undefined): StatusOutcome {
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';
   if (status === 503) return 'unavailable';
   if (status !== undefined && status >= 400 && status < 500) return 'invalid';
+  if (status !== undefined && status < 400) return 'unnamed';
   return 'error';
 }

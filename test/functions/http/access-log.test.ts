@@ -105,7 +105,7 @@ describe('accessLog', () => {
     expect(lines[0]?.fields).not.toHaveProperty('Errors');
   });
 
-  it('counts a success nobody named, or an outcome its operation did not declare, as an error', async () => {
+  it("counts a success nobody named, or an outcome its operation did not declare, with the operation's errors", async () => {
     const unnamed = await logged((request) => {
       request.response = jsonResponse(200, { name: 'Fern' });
     }, 'after');
@@ -114,7 +114,7 @@ describe('accessLog', () => {
       request.response = jsonResponse(200, []);
     }, 'after');
 
-    expect(unnamed[0]?.fields).toMatchObject({ status: 200, outcome: 'error', Errors: 1 });
+    expect(unnamed[0]?.fields).toMatchObject({ status: 200, outcome: 'unnamed', Errors: 1 });
     expect(unnamed[0]?.fields).not.toHaveProperty('PlantsCreated');
     expect(undeclared[0]?.fields).toMatchObject({ status: 200, outcome: 'listed', Errors: 1 });
   });

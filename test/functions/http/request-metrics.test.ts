@@ -22,10 +22,10 @@ describe('statusOutcome', () => {
     expect(statusOutcome(status)).toBe(outcome);
   });
 
-  it.each([200, 204])(
-    'guesses no success from a status: a %s nobody named is an error',
+  it.each([200, 204, 302])(
+    'guesses no success from a status: a %s nobody named is unnamed',
     (status) => {
-      expect(statusOutcome(status)).toBe('error');
+      expect(statusOutcome(status)).toBe('unnamed');
     },
   );
 });
