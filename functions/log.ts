@@ -11,3 +11,18 @@ export const jsonLogger: Logger = (level, message, fields) => {
   const entry = { timestamp: new Date().toISOString(), level, message, ...fields };
   process.stdout.write(`${JSON.stringify(traceId ? { ...entry, traceId } : entry)}\n`);
 };
+
+/** Names and messages down the cause chain: enough to diagnose, never a request's data. */
+export function errorChain(error: unknown): string[] {
+  const links: string[] = [];
+  for (let link = error; link !== undefined && links.length < 5; ) {
+    if (link instanceof Error) {
+      links.push(`${link.name}: ${link.message}`);
+      link = link.cause;
+    } else {
+      links.push(String(link));
+      link = undefined;
+    }
+  }
+  return links;
+}

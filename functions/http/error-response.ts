@@ -1,4 +1,4 @@
-import type { Logger } from '../log.ts';
+import { errorChain, type Logger } from '../log.ts';
 import { HttpError } from './http-error.ts';
 import type { HttpMiddleware } from './request-context.ts';
 import { statusOutcome } from './request-metrics.ts';
@@ -36,7 +36,7 @@ export function mapErrors(
       if (known === undefined) {
         log('error', 'unexpected error', {
           requestId: context.awsRequestId,
-          error: chain(error),
+          error: errorChain(error),
           stack: error instanceof Error ? error.stack : undefined,
         });
         request.response = errorResponse(500, 'Internal server error');
@@ -48,7 +48,7 @@ export function mapErrors(
         log('warn', 'dependency unavailable', {
           requestId: context.awsRequestId,
           status: answer.statusCode,
-          error: chain(error),
+          error: errorChain(error),
         });
       }
     },
@@ -69,19 +69,4 @@ function clientAnswer(
     return { answer, outcome };
   }
   return undefined;
-}
-
-/** Names and messages down the cause chain: enough to diagnose, never a request's data. */
-function chain(error: unknown): string[] {
-  const links: string[] = [];
-  for (let link = error; link !== undefined && links.length < 5; ) {
-    if (link instanceof Error) {
-      links.push(`${link.name}: ${link.message}`);
-      link = link.cause;
-    } else {
-      links.push(String(link));
-      link = undefined;
-    }
-  }
-  return links;
 }

@@ -6,7 +6,7 @@ import {
 import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { ConfigError } from '../config.ts';
-import type { Logger } from '../log.ts';
+import { errorChain, type Logger } from '../log.ts';
 import { readClientSecret, requestClientCredentialsToken } from './client-credentials.ts';
 import { type CoreCasesReport, freshPlantId, runCoreCases } from './core-cases.ts';
 import type { HookConfig } from './hook-config.ts';
@@ -126,19 +126,4 @@ async function check(
 /** Aborts a call still running at `deadline` (a `Date.now()` value). */
 function signalAt(deadline: number): AbortSignal {
   return AbortSignal.timeout(Math.max(1, deadline - Date.now()));
-}
-
-/** Names and messages down the cause chain. */
-function errorChain(error: unknown): string[] {
-  const links: string[] = [];
-  for (let link = error; link !== undefined && links.length < 5; ) {
-    if (link instanceof Error) {
-      links.push(`${link.name}: ${link.message}`);
-      link = link.cause;
-    } else {
-      links.push(String(link));
-      link = undefined;
-    }
-  }
-  return links;
 }
