@@ -1,4 +1,4 @@
-// Inside the function's worker thread (see function-host.ts). The worker was given the function's
+// Inside the function's worker thread (see function-host.ts). The worker gets the function's
 // environment, so the handler module configures itself from `process.env` at import exactly as it
 // does on AWS; this file only relays events and results.
 import { randomUUID } from 'node:crypto';

@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
 import { gatewayError, writeResponse } from './http-gateway.ts';
-import type { LocalLimits } from './local-api.ts';
 
 /** Answers one request that this server has let in; `requestId` is also in `apigw-requestid`. */
 export type RequestHandler = (
@@ -14,9 +13,12 @@ export type RequestHandler = (
   requestId: string,
 ) => Promise<void>;
 
-export interface ServerOptions extends Pick<LocalLimits, 'requestTimeoutMs' | 'warmUpMs'> {
+export interface ServerOptions {
   readonly host: string;
   readonly port: number;
+  /** See `defaultLimits` in local-api.ts. */
+  readonly requestTimeoutMs: number;
+  readonly warmUpMs: number;
   readonly log: (line: string) => void;
 }
 

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmod, lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -52,7 +54,7 @@ describe('lockDataDir', () => {
       await writeFile(join(data, 'server.pid'), `${await deadPid()}\n`);
       const startAt = Date.now() + 400;
 
-      const outcomes = await Promise.all([lockAt(data, startAt), lockAt(data, startAt)]);
+      const outcomes = await lockTogether(data, startAt, 2);
 
       expect(outcomes.sort()).toEqual(['DataDirInUseError', 'locked']);
     }
@@ -84,27 +86,44 @@ describe('lockDataDir', () => {
 
 const dataDirModule = fileURLToPath(new URL('../../dev-server/data-dir.ts', import.meta.url));
 
-/** In a process of its own, tries to lock `data` at the moment `startAt`; holds it for a while. */
-async function lockAt(data: string, startAt: number): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `const { lockDataDir } = await import(${JSON.stringify(dataDirModule)});
-       while (Date.now() < ${startAt});
-       const outcome = await lockDataDir(${JSON.stringify(data)}).then(() => 'locked', (error) => error.name);
-       console.log(outcome);
-       setTimeout(() => process.exit(0), 300);`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+/**
+ * In `count` processes of their own, each tries to lock `data` at the moment `startAt` and holds
+ * what it got until every one has answered: a process that starts late (a busy machine) still
+ * meets the lock of one that started on time.
+ */
+async function lockTogether(data: string, startAt: number, count: number): Promise<string[]> {
+  const children = Array.from({ length: count }, () =>
+    spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { lockDataDir } = await import(${JSON.stringify(dataDirModule)});
+         while (Date.now() < ${startAt});
+         const outcome = await lockDataDir(${JSON.stringify(data)}).then(() => 'locked', (error) => error.name);
+         console.log(outcome);
+         process.stdin.on('end', () => process.exit(0)).resume();`,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    ),
   );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  await new Promise((resolve) => child.once('exit', resolve));
-  return output.trim();
+  const exited = children.map((child) => once(child, 'exit'));
+  try {
+    return await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<string>((resolve, reject) => {
+            createInterface({ input: child.stdout }).once('line', resolve);
+            child.once('exit', (code) =>
+              reject(new Error(`a locking process exited with ${code}`)),
+            );
+          }),
+      ),
+    );
+  } finally {
+    for (const child of children) child.stdin.end();
+    await Promise.all(exited);
+  }
 }
 
 /** The id of a process that has exited. */

@@ -11,7 +11,7 @@ import { launchChromium } from './browser.ts';
 
 /** docs/local-development.md shows this; `UPDATE_SCREENSHOT=1` rewrites it, else CI keeps it. */
 const committedScreenshot = fileURLToPath(new URL('../../docs/api-docs.png', import.meta.url));
-/** Generous: a 2-core CI machine parses the 1.7 MB renderer and runs the API at the same time. */
+/** Generous: a 2-core CI machine parses the renderer and runs the API at the same time. */
 const renderTimeoutMs = 20_000;
 const screenshotArea = { x: 0, y: 0, width: 1280, height: 1400 };
 

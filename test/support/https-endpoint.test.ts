@@ -77,7 +77,11 @@ describe('startHttpsEndpoint (TLS and round-trip time in front of a plain HTTP s
       return Number(stdout);
     };
 
-    const fastest = Math.min(await afterHandshakeMs(), await afterHandshakeMs());
+    // The wait, when there is one, comes back on every try; a busy machine slows only some.
+    let fastest = await afterHandshakeMs();
+    for (let tries = 1; tries < 5 && fastest >= 25; tries++) {
+      fastest = Math.min(fastest, await afterHandshakeMs());
+    }
 
     expect(fastest).toBeLessThan(25);
   });
