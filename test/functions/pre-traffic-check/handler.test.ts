@@ -175,32 +175,36 @@ async function runHook(
   const before = fakeAws.calls().length;
   const executionId = randomUUID();
   const started = performance.now();
+  let result: InvokeResult;
+  let wallMs: number;
   try {
-    const result = await hook.invoke(
+    result = await hook.invoke(
       { DeploymentId: 'd-PRETRAFFIC', LifecycleEventHookExecutionId: executionId },
       { timeoutMs },
     );
-    return {
-      result,
-      executionId,
-      calls: fakeAws.calls().slice(before),
-      reported: fakeAws
-        .reportedStatuses()
-        .filter((report) => report.lifecycleEventHookExecutionId === executionId)
-        .map((report) => {
-          expect(report.deploymentId).toBe('d-PRETRAFFIC');
-          return report.status;
-        }),
-      logs: hook
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-      wallMs: performance.now() - started,
-    };
+    wallMs = performance.now() - started;
   } finally {
+    // Its log line may still be on its way after the answer: the output is whole once it exits.
     await hook.close();
   }
+  return {
+    result,
+    executionId,
+    calls: fakeAws.calls().slice(before),
+    reported: fakeAws
+      .reportedStatuses()
+      .filter((report) => report.lifecycleEventHookExecutionId === executionId)
+      .map((report) => {
+        expect(report.deploymentId).toBe('d-PRETRAFFIC');
+        return report.status;
+      }),
+    logs: hook
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+    wallMs,
+  };
 }
 
 const invokes = (run: HookRun) => run.calls.filter((call) => call.service === 'lambda');
