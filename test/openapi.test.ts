@@ -5,12 +5,12 @@ import { parse } from 'yaml';
 import * as z from 'zod/mini';
 import {
   idSchema,
-  int64,
   limits,
   newPlantSchema,
   parseNewPlant,
   plantSchema,
 } from '../functions/plants/new-plant.ts';
+import { int64 } from '../functions/plants/plant.ts';
 import { loadOpenApiExchanges } from '../scripts/openapi-exchange.ts';
 
 type JsonSchema = {

@@ -13,7 +13,8 @@ import { parseJsonBody } from '../http/parse-json-body.ts';
 import { requireJsonBody } from '../http/require-json-body.ts';
 import { jsonResponse } from '../http/respond.ts';
 import { jsonLogger, type Logger } from '../log.ts';
-import { limits, type Plant, parseNewPlant, plantOf } from '../plants/new-plant.ts';
+import { limits, parseNewPlant } from '../plants/new-plant.ts';
+import { type Plant, plantOf } from '../plants/plant.ts';
 import type { PlantStore } from '../plants/plant-store.ts';
 import { createPlantOutcomes } from './outcomes.ts';
 

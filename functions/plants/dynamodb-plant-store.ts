@@ -4,7 +4,7 @@ import {
   DynamoDbUnavailableError,
 } from '../connections/dynamodb-client.ts';
 import { listCursors } from './list-cursor.ts';
-import { type NewPlant, type Plant, plantOf } from './new-plant.ts';
+import { type NewPlant, type Plant, plantOf } from './plant.ts';
 import { PlantConflictError, StoreUnavailableError } from './plant-errors.ts';
 import { asPlantId, type PlantId } from './plant-id.ts';
 import { isReplay, maxListLimit, type PlantStore, type StoredPlant } from './plant-store.ts';

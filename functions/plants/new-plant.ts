@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { int64, type NewPlant, plantOf } from './plant.ts';
 import { InvalidPlantError } from './plant-errors.ts';
 
 /**
@@ -11,8 +12,6 @@ export const limits = {
   /** The handler refuses larger bodies with 413; a NewPlant at its limits is under 2 KiB. */
   bodyMaxBytes: 16 * 1024,
 } as const;
-
-export const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n } as const;
 
 /**
  * What a name or tag may contain, checked on the text as sent, as `openapi.yaml`'s `pattern` is by
@@ -100,16 +99,6 @@ export const plantSchema = z.object({
 });
 
 export const newPlantSchema = z.extend(plantSchema, { id: idSchema });
-
-export type Plant = z.infer<typeof plantSchema>;
-
-/** Exactly a Plant: `name`, and `tag` only when there is one (never `tag: undefined`, never `id`). */
-export function plantOf({ name, tag }: { name: string; tag?: string | undefined }): Plant {
-  return tag === undefined ? { name } : { name, tag };
-}
-
-/** A NewPlant with its id kept exact as a canonical decimal string (int64 does not fit a JS number). */
-export type NewPlant = Plant & { readonly id: string };
 
 /**
  * Body (as parsed by the JSON body parser) and its raw text -> NewPlant, or a 400 naming the field.

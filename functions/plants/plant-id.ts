@@ -1,4 +1,4 @@
-import { int64 } from './new-plant.ts';
+import { int64 } from './plant.ts';
 
 declare const plantIdBrand: unique symbol;
 

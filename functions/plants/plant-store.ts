@@ -1,4 +1,4 @@
-import type { NewPlant, Plant } from './new-plant.ts';
+import type { NewPlant, Plant } from './plant.ts';
 import type { PlantId } from './plant-id.ts';
 
 export type CreateOutcome = 'created' | 'replayed';

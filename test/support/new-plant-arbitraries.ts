@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { int64, limits } from '../../functions/plants/new-plant.ts';
+import { limits } from '../../functions/plants/new-plant.ts';
+import { int64 } from '../../functions/plants/plant.ts';
 
 /**
  * fast-check arbitraries for request bodies around NewPlant. Each field arbitrary yields the

@@ -14,7 +14,7 @@ import {
 } from '../../../functions/connections/dynamodb-client.ts';
 import { createDynamoDbPlantStore } from '../../../functions/plants/dynamodb-plant-store.ts';
 import { InvalidCursorError } from '../../../functions/plants/list-cursor.ts';
-import type { NewPlant, Plant } from '../../../functions/plants/new-plant.ts';
+import type { NewPlant, Plant } from '../../../functions/plants/plant.ts';
 import {
   PlantConflictError,
   StoreUnavailableError,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalApi } from '../../../dev-server/local-api.ts';
-import { int64 } from '../../../functions/plants/new-plant.ts';
+import { int64 } from '../../../functions/plants/plant.ts';
 import {
   type CoreAnswer,
   type CoreRequest,
