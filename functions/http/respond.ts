@@ -1,8 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-/** Headers every answer carries: it is JSON, it is about one caller, and it must not be sniffed. */
+/** Headers every answer carries: it is about one caller, and it must not be sniffed. */
 const baseHeaders = {
-  'content-type': 'application/json',
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
 } as const;
@@ -12,7 +11,19 @@ export function jsonResponse(
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): APIGatewayProxyStructuredResultV2 {
-  return { statusCode, headers: { ...baseHeaders, ...headers }, body: JSON.stringify(body) };
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json', ...baseHeaders, ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/**
+ * 204: the base headers and no body. No `Content-Type` either: there is no content for it to
+ * describe (RFC 9110 15.3.5), and a client reading one would look for a JSON body that is not there.
+ */
+export function noContentResponse(): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: 204, headers: { ...baseHeaders } };
 }
 
 export function errorResponse(

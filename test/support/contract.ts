@@ -4,12 +4,14 @@ import { expect } from 'vitest';
 /** The statuses the contract lets a client's own request cause (the README's API table). */
 export const clientStatuses = [400, 401, 403, 409, 413, 415] as const;
 
-/** Headers every answer carries, whatever its status. */
-export const hygieneHeaders = {
-  'content-type': 'application/json',
+/** Headers every answer carries, whatever its status, a 204 included. */
+export const noContentHeaders = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
 } as const;
+
+/** Headers every answer with a body carries, whatever its status. */
+export const hygieneHeaders = { 'content-type': 'application/json', ...noContentHeaders } as const;
 
 export type ContractAnswer =
   | { readonly status: 200; readonly plant: { name: string; tag?: string } }
