@@ -35,3 +35,64 @@ export function fakeContext(): Context {
   invocation += 1;
   return { awsRequestId: `test-request-${invocation}` } as Context;
 }
+
+export type BodilessEventOverrides = Omit<EventOverrides, 'body' | 'isBase64Encoded'>;
+
+/**
+ * The fixture as API Gateway sends a bodiless request of another route: no body and no
+ * Content-Type or Content-Length, the route and method its own.
+ */
+function bodilessEvent(
+  method: string,
+  routePath: string,
+  rawPath: string,
+  overrides: BodilessEventOverrides,
+): APIGatewayProxyEventV2 {
+  const event = fakeEvent({
+    ...overrides,
+    body: undefined,
+    headers: { 'content-type': undefined, 'content-length': undefined, ...overrides.headers },
+  });
+  const routeKey = `${method} ${routePath}`;
+  event.routeKey = routeKey;
+  event.rawPath = rawPath;
+  event.requestContext.routeKey = routeKey;
+  event.requestContext.http.method = method;
+  event.requestContext.http.path = rawPath;
+  return event;
+}
+
+/**
+ * GET /plants with `query` as its raw query string (`limit=5&cursor=...`). Its parameters are
+ * as API Gateway's payload 2.0 gives them: percent-decoded, a repeated parameter's values joined
+ * with commas, and no `queryStringParameters` at all without a query.
+ */
+export function fakeListEvent(
+  query = '',
+  overrides: BodilessEventOverrides = {},
+): APIGatewayProxyEventV2 {
+  const event = bodilessEvent('GET', '/plants', '/plants', overrides);
+  event.rawQueryString = query;
+  const parameters = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(query)) {
+    const earlier = parameters.get(name);
+    parameters.set(name, earlier === undefined ? value : `${earlier},${value}`);
+  }
+  if (query !== '') event.queryStringParameters = Object.fromEntries(parameters);
+  return event;
+}
+
+/** DELETE /plants/{id}, with `id` in `pathParameters` as API Gateway hands over the path's segment. */
+export function fakeDeleteEvent(
+  id: string,
+  overrides: BodilessEventOverrides = {},
+): APIGatewayProxyEventV2 {
+  const event = bodilessEvent(
+    'DELETE',
+    '/plants/{id}',
+    `/plants/${encodeURIComponent(id)}`,
+    overrides,
+  );
+  event.pathParameters = { id };
+  return event;
+}

@@ -4,8 +4,11 @@ import {
   createDynamoDbClient,
   type DynamoDbClientOptions,
 } from '../../functions/connections/dynamodb-client.ts';
-import { makeHandler } from '../../functions/create-plant/create-plant.ts';
+import { makeHandler as makeCreatePlant } from '../../functions/create-plant/create-plant.ts';
+import { makeHandler as makeDeletePlant } from '../../functions/delete-plant/delete-plant.ts';
+import { makeHandler as makeListPlants } from '../../functions/list-plants/list-plants.ts';
 import type { Logger, LogLevel } from '../../functions/log.ts';
+import { type OperationName, operations } from '../../functions/operations.ts';
 import { createDynamoDbPlantStore } from '../../functions/plants/dynamodb-plant-store.ts';
 import type { PlantStore } from '../../functions/plants/plant-store.ts';
 import { type DynaliteServer, startDynalite } from './dynalite-server.ts';
@@ -30,9 +33,17 @@ export type PlantApiHarness = {
   freshId(): string;
   /** How many times the handler asked the store for anything. */
   readonly storeCalls: () => number;
+  /** POST /plants: the create handler. */
   invoke(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2>;
+  /**
+   * Every operation's handler, by its name in `functions/operations.ts`, each requiring the scope
+   * the list declares, over the same store, verifier and log.
+   */
+  readonly handlers: Readonly<Record<OperationName, Invoke>>;
   close(): Promise<void>;
 };
+
+type Invoke = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export type PlantApiOptions = {
   /** What AUTH_AUDIENCE would hold; @default the test issuer's client id, as the stack sets Cognito's */
@@ -51,8 +62,8 @@ export type PlantApiOptions = {
 };
 
 /**
- * The real handler chain wired to a real dynalite and a test issuer, exactly as handler.ts wires it
- * on AWS, with the log lines captured and the store calls counted (counted, not replaced).
+ * The real handler chains wired to a real dynalite and a test issuer, exactly as each handler.ts
+ * wires its own on AWS, with the log lines captured and the store calls counted (counted, not replaced).
  */
 export async function startPlantApi(options: PlantApiOptions = {}): Promise<PlantApiHarness> {
   const dynalite = await startDynalite();
@@ -88,16 +99,27 @@ export async function startPlantApi(options: PlantApiOptions = {}): Promise<Plan
       return realStore.delete(id);
     },
   };
-  const handler = makeHandler({
+  const dependencies = {
     store: { ...counted, ...options.wrapStore?.(counted) },
     verifyToken: createJwtVerifier({
       issuer: issuer.issuer,
       jwksUrl: new URL(issuer.jwksUrl),
       audiences: options.audiences ?? ['test-client'],
     }),
-    requiredScope: 'plants/write',
     log,
-  });
+  };
+  const makers = {
+    'create-plant': makeCreatePlant,
+    'list-plants': makeListPlants,
+    'delete-plant': makeDeletePlant,
+  } satisfies Record<OperationName, unknown>;
+  const handlers = Object.fromEntries(
+    operations.map(({ name, scope }) => {
+      const handler = makers[name]({ ...dependencies, requiredScope: scope });
+      const invoke: Invoke = (event) => handler(event, fakeContext());
+      return [name, invoke];
+    }),
+  ) as Record<OperationName, Invoke>;
   let lastId = 1_000_000_000n;
   return {
     dynalite,
@@ -110,7 +132,8 @@ export async function startPlantApi(options: PlantApiOptions = {}): Promise<Plan
       lastId += 1n;
       return String(lastId);
     },
-    invoke: (event) => handler(event, fakeContext()),
+    invoke: handlers['create-plant'],
+    handlers,
     async close() {
       await proxy?.close();
       await issuer.close();

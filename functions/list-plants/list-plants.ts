@@ -1,0 +1,70 @@
+import middy from '@middy/core';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
+import { authorizeRequest } from '../auth/authorize-request.ts';
+import type { TokenVerifier } from '../auth/token-verifier.ts';
+import { errorAnswers } from '../failures.ts';
+import { accessLog, roundMs } from '../http/access-log.ts';
+import { mapErrors } from '../http/error-response.ts';
+import { jsonResponse } from '../http/respond.ts';
+import { jsonLogger, type Logger } from '../log.ts';
+import type { operations } from '../operations.ts';
+import { listItemOf } from '../plants/list-item.ts';
+import type { PlantPage, PlantStore } from '../plants/plant-store.ts';
+import { parseListQuery } from './list-query.ts';
+import { listPlantsOutcomes } from './outcomes.ts';
+
+export type ListPlantsDependencies = {
+  readonly store: Pick<PlantStore, 'list'>;
+  readonly verifyToken: TokenVerifier;
+  readonly requiredScope: string;
+  /** The `Service` dimension of the request metrics. @default 'plant-store' */
+  readonly service?: string;
+  /** @default jsonLogger */
+  readonly log?: Logger;
+};
+
+/** The route's path as `operations.ts` declares it: the type check fails if the two differ. */
+const listPath: Extract<(typeof operations)[number], { name: 'list-plants' }>['path'] = '/plants';
+
+/**
+ * GET /plants, in the order a request meets it:
+ * edge (log, map errors) -> authorize -> parse the query -> store (one page) -> respond.
+ */
+export function makeHandler({
+  store,
+  verifyToken,
+  requiredScope,
+  service = 'plant-store',
+  log = jsonLogger,
+}: ListPlantsDependencies) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    .use(accessLog(log, service, listPlantsOutcomes))
+    .use(mapErrors(log, errorAnswers))
+    .use(authorizeRequest(verifyToken, requiredScope))
+    .handler(async (event, context) => {
+      const request = parseListQuery(event.queryStringParameters);
+      const storeStartedAt = performance.now();
+      const page = await store.list(request);
+      context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
+      context.outcome = 'listed' satisfies keyof typeof listPlantsOutcomes;
+      return pageResponse(page, request.limit);
+    });
+}
+
+/**
+ * The 200 body is the specification's array, of {id, name, tag?} in the store's order, so the
+ * next page is announced beside it: `Link: </plants?limit=N&cursor=C>; rel="next"` (RFC 8288),
+ * path-absolute, with the limit the cursor was issued for; no Link on the last page. The cursor
+ * is base64url and the limit digits, so neither needs escaping.
+ */
+export function pageResponse(page: PlantPage, limit: number): APIGatewayProxyStructuredResultV2 {
+  const headers: Record<string, string> =
+    page.next === undefined
+      ? {}
+      : { link: `<${listPath}?limit=${limit}&cursor=${page.next}>; rel="next"` };
+  return jsonResponse(200, page.plants.map(listItemOf), headers);
+}

@@ -1,0 +1,73 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import type { OperationName } from '../../functions/operations.ts';
+import {
+  bundleFileName,
+  esbuildBuildOptions,
+  lambdaHandler,
+  projectRoot,
+} from '../../infra/bundling/bundling.ts';
+import { lambdaEnvironment } from './lambda-environment.ts';
+import { type LambdaProcess, startLambdaProcess } from './lambda-process.ts';
+
+export type OperationBundle = {
+  /** What Lambda would unzip into `LAMBDA_TASK_ROOT`. */
+  readonly dir: string;
+  /** Every file the bundle was built from, relative to the project (`node_modules/zod/...`). */
+  readonly inputs: readonly string[];
+  /** The bundle's size in bytes. */
+  readonly bytes: number;
+  /**
+   * Runs the bundle in a Lambda-like process (`lambda-process.ts`), with Lambda's reserved
+   * variables, these function variables and DynamoDB's endpoint override.
+   */
+  start(
+    variables: Readonly<Record<string, string>>,
+    dynamodbEndpoint: string,
+  ): Promise<LambdaProcess>;
+  /** Removes the bundle. */
+  remove(): Promise<void>;
+};
+
+/**
+ * An operation's `functions/<name>/handler.ts`, bundled with the stack's own esbuild options
+ * (`infra/bundling/bundling.ts`), only the entry point its own.
+ */
+export async function buildOperationBundle(name: OperationName): Promise<OperationBundle> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `plant-store-${name}-`));
+  const { metafile } = await build({
+    ...esbuildBuildOptions,
+    entryPoints: { index: path.join(projectRoot, 'functions', name, 'handler.ts') },
+    outdir: dir,
+    absWorkingDir: projectRoot,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const output = Object.entries(metafile.outputs).find(([file]) => file.endsWith(bundleFileName));
+  return {
+    dir,
+    inputs: Object.keys(metafile.inputs),
+    bytes: output?.[1].bytes ?? 0,
+    start: (variables, dynamodbEndpoint) =>
+      startLambdaProcess({
+        env: {
+          ...lambdaEnvironment({
+            fn: {
+              assetDir: dir,
+              handler: lambdaHandler,
+              runtime: 'nodejs24.x',
+              memorySize: 1024,
+              logFormat: 'JSON',
+            },
+            variables,
+            region: 'eu-west-1',
+            functionName: `PlantStore-test-${name}`,
+          }),
+          AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
+        },
+      }),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
