@@ -1,8 +1,13 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../functions/plants/new-plant.ts';
-import { type ContractAnswer, expectContractAnswer } from '../support/contract.ts';
-import { fakeEvent } from '../support/fake-event.ts';
+import {
+  type ContractAnswer,
+  expectContractAnswer,
+  expectErrorShape,
+  hygieneHeaders,
+} from '../support/contract.ts';
+import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
 import {
   hasForbiddenKey,
   jsonSpace,
@@ -10,7 +15,7 @@ import {
   newPlantCase,
   validText,
 } from '../support/new-plant-arbitraries.ts';
-import { type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
+import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 
 /**
  * Runs per property. Pure-ish properties (most bodies never reach the store) run a few thousand
@@ -309,6 +314,90 @@ describe('POST /plants with arbitrary header sets', () => {
         },
       ),
       { numRuns: runs },
+    );
+  });
+});
+
+/** Text a query or path parameter may carry: digits and their look-alikes, signs, dots, spaces. */
+const numberish = fc.oneof(
+  fc.string({ unit: fc.constantFrom(...'0123456789-+.eE ,x'.split('')), maxLength: 22 }),
+  fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map(String),
+  fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map((value) => `0${value}`),
+  fc.string({ maxLength: 8 }),
+  fc.string({ unit: 'binary', maxLength: 8 }),
+);
+
+describe('GET /plants with arbitrary limits and cursors', () => {
+  let reader: string;
+  beforeAll(async () => {
+    reader = await api.issuer.mint({ claims: { scope: 'plants/read' }, expiresIn: 3600 });
+  });
+  const list = (query: string) =>
+    api.handlers['list-plants'](fakeListEvent(query, { token: reader }));
+
+  it('answers 200 exactly for an integer from 1 to 100 in plain decimal, else 400 naming limit', async () => {
+    await fc.assert(
+      fc.asyncProperty(numberish, async (limit) => {
+        const result = await list(`limit=${encodeURIComponent(limit)}`);
+
+        const valid = /^\d+$/.test(limit) && String(Number(limit)) === limit && Number(limit) >= 1;
+        const inRange = valid && Number(limit) <= 100;
+        expect(result.headers).toMatchObject(hygieneHeaders);
+        expect(result.statusCode, limit).toBe(inRange ? 200 : 400);
+        if (!inRange) {
+          expectErrorShape(bodyOf(result), 400);
+          expect((bodyOf(result) as { message: string }).message).toMatch(/^limit /);
+        }
+      }),
+      { numRuns: Math.ceil(runs / 4) },
+    );
+  });
+
+  it('answers a cursor it did not issue with a 400 naming cursor, never a page or a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string({ maxLength: 60 }), fc.base64String({ maxLength: 60 })),
+        async (cursor) => {
+          const result = await list(`limit=5&cursor=${encodeURIComponent(cursor)}`);
+
+          expect(result.statusCode, cursor).toBe(400);
+          expect(result.headers).toMatchObject(hygieneHeaders);
+          expectErrorShape(bodyOf(result), 400);
+          expect((bodyOf(result) as { message: string }).message).toMatch(/^cursor /);
+        },
+      ),
+      { numRuns: runs },
+    );
+  });
+});
+
+describe('DELETE /plants/{id} with arbitrary ids', () => {
+  /** Plants that a lenient reading of a non-canonical id would name. */
+  const sentinels = ['0', '1', '10', '-1'];
+  const restoreSentinels = () =>
+    Promise.all(
+      sentinels.map((id) => api.invoke(fakeEvent({ token, body: `{"id":${id},"name":"Kept"}` }))),
+    );
+  beforeAll(restoreSentinels);
+
+  it('answers 204 exactly for a canonical int64, else 400 naming id, and touches no other plant', async () => {
+    await fc.assert(
+      fc.asyncProperty(numberish, async (id) => {
+        const result = await api.handlers['delete-plant'](fakeDeleteEvent(id, { token }));
+
+        const canonical = /^-?\d+$/.test(id) && BigInt.asIntN(64, BigInt(id)).toString() === id;
+        expect(result.statusCode, JSON.stringify(id)).toBe(canonical ? 204 : 400);
+        if (!canonical) {
+          expect(result.headers).toMatchObject(hygieneHeaders);
+          expectErrorShape(bodyOf(result), 400);
+          expect((bodyOf(result) as { message: string }).message).toMatch(/^id /);
+        }
+        for (const sentinel of sentinels.filter((kept) => kept !== id)) {
+          expect(await api.dynalite.getItem(api.tableName, sentinel)).toBeDefined();
+        }
+        if (sentinels.includes(id)) await restoreSentinels();
+      }),
+      { numRuns: Math.ceil(runs / 4) },
     );
   });
 });

@@ -10,8 +10,9 @@ import {
   SignJWT,
 } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Operation, OperationName } from '../../functions/operations.ts';
 import { expectErrorShape, hygieneHeaders } from '../support/contract.ts';
-import { fakeEvent } from '../support/fake-event.ts';
+import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 import type { MintOptions, TestIssuer } from '../support/test-issuer.ts';
 
@@ -129,76 +130,92 @@ async function attempt(event: APIGatewayProxyEventV2, harness = api) {
 const invalidToken = (description: string) =>
   `Bearer realm="plant-store", error="invalid_token", error_description="${description.replaceAll('"', "'")}"`;
 
+/** Tokens that fail verification, each with the description its 401 challenge gives. */
+const invalidTokens: TokenCase[] = [
+  ['alg "none"', (issuer) => unsigned(issuer, 'none'), 'Token algorithm is not allowed'],
+  ['alg "NONE"', (issuer) => unsigned(issuer, 'NONE'), 'Token algorithm is not allowed'],
+  [
+    'HS256 keyed with the public key (PEM)',
+    (issuer) => hmacWithPublicKey(issuer, 'pem'),
+    'Token algorithm is not allowed',
+  ],
+  [
+    'HS256 keyed with the public key (JWK)',
+    (issuer) => hmacWithPublicKey(issuer, 'jwk'),
+    'Token algorithm is not allowed',
+  ],
+  [
+    'a kid the JWKS does not publish',
+    mint({ unpublishedKey: true }),
+    'Token signing key is not known',
+  ],
+  [
+    'a published kid, signed by another key',
+    async (issuer) => signedWithAttackerKey(issuer, { kid: (await publishedKeys(issuer))[0]?.kid }),
+    'Token signature is invalid',
+  ],
+  [
+    'no kid, signed by another key',
+    (issuer) => signedWithAttackerKey(issuer, {}),
+    'Token signature is invalid',
+  ],
+  [
+    'the attacker key embedded as "jwk"',
+    (issuer) => signedWithAttackerKey(issuer, { jwk: true, kid: 'attacker' }),
+    'Token signing key is not known',
+  ],
+  [
+    'a "jku" pointing at the attacker',
+    (issuer) =>
+      signedWithAttackerKey(issuer, { jku: 'http://127.0.0.1:9/jwks.json', kid: 'attacker' }),
+    'Token signing key is not known',
+  ],
+  ['a payload swapped after signing', tampered, 'Token signature is invalid'],
+  ['expired a minute ago', mint({ expiresIn: -60 }), 'Token has expired'],
+  ['expired just past the clock tolerance', mint({ expiresIn: -10 }), 'Token has expired'],
+  ['no exp claim', mint({ expiresIn: null }), 'Token claim "exp" is invalid'],
+  [
+    'nbf ten minutes ahead',
+    mint({ claims: { nbf: nowSeconds() + 600 } }),
+    'Token is not yet valid',
+  ],
+  [
+    'nbf as a string',
+    mint({ claims: wronglyTyped({ nbf: String(nowSeconds()) }) }),
+    'Token claim "nbf" is invalid',
+  ],
+  [
+    'exp 1e400 (Infinity once parsed)',
+    (issuer) =>
+      issuer.signClaimsText(
+        JSON.stringify(validClaims(issuer)).replace(/"exp":\d+/, '"exp":1e400'),
+      ),
+    'Token lifetime exceeds 24 hours',
+  ],
+  ['another issuer', mint({ issuer: 'https://evil.example' }), 'Token issuer is not trusted'],
+  [
+    'the issuer with a trailing slash',
+    async (issuer) => issuer.mint({ issuer: `${issuer.issuer}/` }),
+    'Token issuer is not trusted',
+  ],
+];
+
+/** Claims of tokens that do not carry `required`, though they come close or carry `other`. */
+const scopeCases = (required: string, other: string): [string, JWTPayload][] => [
+  ['no scope claim', { scope: undefined }],
+  [`the other scope only (${other})`, { scope: other }],
+  ['the scope as a prefix trick', { scope: `${required}er` }],
+  ['the scope with a suffix', { scope: `${required}2 ${required}/` }],
+  ['the scope with a prefix', { scope: `x${required}` }],
+  ['the scope in upper case', { scope: required.toUpperCase() }],
+  ['scopes joined by commas', { scope: `${other},${required}` }],
+  ['scopes joined by a tab', { scope: `${other}\t${required}` }],
+  ['the scope as an array', { scope: [required] }],
+  ['"scp" as a string (only an scp array is read)', { scope: undefined, scp: required }],
+];
+
 describe('POST /plants with a hostile or invalid token', () => {
-  it.each<TokenCase>([
-    ['alg "none"', (issuer) => unsigned(issuer, 'none'), 'Token algorithm is not allowed'],
-    ['alg "NONE"', (issuer) => unsigned(issuer, 'NONE'), 'Token algorithm is not allowed'],
-    [
-      'HS256 keyed with the public key (PEM)',
-      (issuer) => hmacWithPublicKey(issuer, 'pem'),
-      'Token algorithm is not allowed',
-    ],
-    [
-      'HS256 keyed with the public key (JWK)',
-      (issuer) => hmacWithPublicKey(issuer, 'jwk'),
-      'Token algorithm is not allowed',
-    ],
-    [
-      'a kid the JWKS does not publish',
-      mint({ unpublishedKey: true }),
-      'Token signing key is not known',
-    ],
-    [
-      'a published kid, signed by another key',
-      async (issuer) =>
-        signedWithAttackerKey(issuer, { kid: (await publishedKeys(issuer))[0]?.kid }),
-      'Token signature is invalid',
-    ],
-    [
-      'no kid, signed by another key',
-      (issuer) => signedWithAttackerKey(issuer, {}),
-      'Token signature is invalid',
-    ],
-    [
-      'the attacker key embedded as "jwk"',
-      (issuer) => signedWithAttackerKey(issuer, { jwk: true, kid: 'attacker' }),
-      'Token signing key is not known',
-    ],
-    [
-      'a "jku" pointing at the attacker',
-      (issuer) =>
-        signedWithAttackerKey(issuer, { jku: 'http://127.0.0.1:9/jwks.json', kid: 'attacker' }),
-      'Token signing key is not known',
-    ],
-    ['a payload swapped after signing', tampered, 'Token signature is invalid'],
-    ['expired a minute ago', mint({ expiresIn: -60 }), 'Token has expired'],
-    ['expired just past the clock tolerance', mint({ expiresIn: -10 }), 'Token has expired'],
-    ['no exp claim', mint({ expiresIn: null }), 'Token claim "exp" is invalid'],
-    [
-      'nbf ten minutes ahead',
-      mint({ claims: { nbf: nowSeconds() + 600 } }),
-      'Token is not yet valid',
-    ],
-    [
-      'nbf as a string',
-      mint({ claims: wronglyTyped({ nbf: String(nowSeconds()) }) }),
-      'Token claim "nbf" is invalid',
-    ],
-    [
-      'exp 1e400 (Infinity once parsed)',
-      (issuer) =>
-        issuer.signClaimsText(
-          JSON.stringify(validClaims(issuer)).replace(/"exp":\d+/, '"exp":1e400'),
-        ),
-      'Token lifetime exceeds 24 hours',
-    ],
-    ['another issuer', mint({ issuer: 'https://evil.example' }), 'Token issuer is not trusted'],
-    [
-      'the issuer with a trailing slash',
-      async (issuer) => issuer.mint({ issuer: `${issuer.issuer}/` }),
-      'Token issuer is not trusted',
-    ],
-  ])(
+  it.each<TokenCase>(invalidTokens)(
     'answers 401 invalid_token for %s, and never reaches the store',
     async (_case, token, description) => {
       const { result, expectStoreUntouched } = await attempt(
@@ -211,18 +228,7 @@ describe('POST /plants with a hostile or invalid token', () => {
     },
   );
 
-  it.each([
-    ['no scope claim', { scope: undefined }],
-    ['a read scope only', { scope: 'plants/read' }],
-    ['the scope as a prefix trick', { scope: 'plants/writer' }],
-    ['the scope with a suffix', { scope: 'plants/write2 plants/write/' }],
-    ['the scope with a prefix', { scope: 'xplants/write' }],
-    ['the scope in upper case', { scope: 'PLANTS/WRITE' }],
-    ['scopes joined by commas', { scope: 'plants/read,plants/write' }],
-    ['scopes joined by a tab', { scope: 'plants/read\tplants/write' }],
-    ['the scope as an array', { scope: ['plants/write'] }],
-    ['"scp" as a string (only an scp array is read)', { scope: undefined, scp: 'plants/write' }],
-  ])(
+  it.each(scopeCases('plants/write', 'plants/read'))(
     'answers 403 insufficient_scope for %s, and never reaches the store',
     async (_case, claims) => {
       const { result, expectStoreUntouched } = await attempt(
@@ -252,6 +258,83 @@ describe('POST /plants with a hostile or invalid token', () => {
     expect(result.statusCode).toBe(200);
   });
 });
+
+/** The other operations, each with a request the store would answer, and how to see it did not. */
+const otherOperations: [string, OperationName, Operation['scope'], Operation['scope']][] = [
+  ['GET /plants', 'list-plants', 'plants/read', 'plants/write'],
+  ['DELETE /plants/{id}', 'delete-plant', 'plants/write', 'plants/read'],
+];
+
+describe.each(otherOperations)(
+  '%s with a hostile or invalid token',
+  (_route, name, scope, other) => {
+    /** Invokes the operation with `token` on a stored plant, and checks the store was never asked. */
+    async function attemptOn(token: string) {
+      const id = freshId();
+      const created = await api.invoke(
+        fakeEvent({ token: await api.issuer.mint(), body: `{"id":${id},"name":"Kept"}` }),
+      );
+      expect(created.statusCode).toBe(200);
+      const event =
+        name === 'list-plants'
+          ? fakeListEvent('limit=5', { token })
+          : fakeDeleteEvent(id, { token });
+      const callsBefore = api.storeCalls();
+      const result = await api.handlers[name](event);
+      return {
+        result,
+        async expectStoreUntouched() {
+          expect(api.storeCalls()).toBe(callsBefore);
+          expect(await api.dynalite.getItem(api.tableName, id)).toStrictEqual({
+            id: { N: id },
+            name: { S: 'Kept' },
+          });
+        },
+      };
+    }
+
+    it.each<TokenCase>(invalidTokens)(
+      'answers 401 invalid_token for %s, and never reaches the store',
+      async (_case, token, description) => {
+        const { result, expectStoreUntouched } = await attemptOn(await token(api.issuer));
+
+        expectChallenge(result, 401, invalidToken(description));
+        expect(bodyOf(result)).toStrictEqual({ error: 401, message: description });
+        await expectStoreUntouched();
+      },
+    );
+
+    it.each(scopeCases(scope, other))(
+      'answers 403 insufficient_scope for %s, and never reaches the store',
+      async (_case, claims) => {
+        const { result, expectStoreUntouched } = await attemptOn(await api.issuer.mint({ claims }));
+
+        expectChallenge(
+          result,
+          403,
+          `Bearer realm="plant-store", error="insufficient_scope", error_description="Token lacks the scope '${scope}'", scope="${scope}"`,
+        );
+        await expectStoreUntouched();
+      },
+    );
+
+    it('ignores a token in the query string or a cookie: 401 with a bare Bearer challenge', async () => {
+      const valid = await api.issuer.mint({ claims: { scope } });
+      const event =
+        name === 'list-plants'
+          ? fakeListEvent(`access_token=${valid}`)
+          : fakeDeleteEvent(freshId());
+      event.cookies = [`access_token=${valid}`];
+      event.headers.cookie = `access_token=${valid}`;
+      const callsBefore = api.storeCalls();
+
+      const result = await api.handlers[name](event);
+
+      expectChallenge(result, 401, 'Bearer realm="plant-store"');
+      expect(api.storeCalls()).toBe(callsBefore);
+    });
+  },
+);
 
 describe('POST /plants with the token in the wrong place, or not a JWT', () => {
   let valid: string;

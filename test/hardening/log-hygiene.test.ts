@@ -1,8 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jsonLogger } from '../../functions/log.ts';
-import { hygieneHeaders } from '../support/contract.ts';
-import { fakeEvent } from '../support/fake-event.ts';
+import type { OperationName } from '../../functions/operations.ts';
+import { hygieneHeaders, noContentHeaders } from '../support/contract.ts';
+import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
 import { type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 
 /** Marks planted in names, tags and bodies: none may reach a log line. */
@@ -25,6 +26,11 @@ beforeAll(async () => {
         if (plant.name.startsWith('explode')) throw new TypeError('store blew up unexpectedly');
         return store.create(plant);
       },
+      list: (request) => {
+        if (request.cursor?.startsWith('explode'))
+          throw new TypeError('store blew up unexpectedly');
+        return store.list(request);
+      },
     }),
   });
   token = await api.issuer.mint({ expiresIn: 3600 });
@@ -33,15 +39,15 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-/** Runs one request and returns what it wrote to stdout, split into lines. */
-async function stdoutOf(event: APIGatewayProxyEventV2) {
+/** Runs one request through an operation and returns what it wrote to stdout, split into lines. */
+async function stdoutOf(event: APIGatewayProxyEventV2, operation: OperationName) {
   const written: string[] = [];
   const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
     written.push(String(chunk));
     return true;
   });
   try {
-    const result = await api.invoke(event);
+    const result = await api.handlers[operation](event);
     return { result, lines: written.join('').split('\n').filter(Boolean) };
   } finally {
     spy.mockRestore();
@@ -52,7 +58,19 @@ const body = (name: string, id = freshId()) => `{"id":${id},"name":"${name}","ta
 const withToken = (bearer: string, text: string) =>
   fakeEvent({ body: text, headers: { authorization: `Bearer ${bearer}` } });
 
-type Case = [string, () => APIGatewayProxyEventV2 | Promise<APIGatewayProxyEventV2>, number];
+type Case = [
+  string,
+  () => APIGatewayProxyEventV2 | Promise<APIGatewayProxyEventV2>,
+  number,
+  OperationName?,
+];
+
+/** A plant stored for a case to delete, its id far from the ones `freshId` hands out. */
+const stored = async (id: string) => {
+  const result = await api.invoke(withToken(token, `{"id":${id},"name":"Doomed"}`));
+  expect(result.statusCode).toBe(200);
+  return id;
+};
 
 describe('log lines', () => {
   // Chosen when the cases are collected, before the harness exists; fresh ids start far above it.
@@ -83,25 +101,68 @@ describe('log lines', () => {
       },
       503,
     ],
+    ['a page listed', () => fakeListEvent('limit=3', { token: readOnly }), 200, 'list-plants'],
+    [
+      'a bad limit',
+      () => fakeListEvent(`limit=${secret}`, { token: readOnly }),
+      400,
+      'list-plants',
+    ],
+    [
+      'a cursor not issued here',
+      () => fakeListEvent(`cursor=${secret}`, { token: readOnly }),
+      400,
+      'list-plants',
+    ],
+    ['a list without its scope', () => fakeListEvent('', { token }), 403, 'list-plants'],
+    [
+      'a list failing unexpectedly',
+      () => fakeListEvent(`cursor=explode-${secret}`, { token: readOnly }),
+      500,
+      'list-plants',
+    ],
+    [
+      'a deleted plant',
+      async () => fakeDeleteEvent(await stored('4343'), { token }),
+      204,
+      'delete-plant',
+    ],
+    ['an absent plant', () => fakeDeleteEvent('4444', { token }), 204, 'delete-plant'],
+    ['a non-canonical id', () => fakeDeleteEvent('04343', { token }), 400, 'delete-plant'],
+    [
+      'a delete without its scope',
+      () => fakeDeleteEvent('4343', { token: readOnly }),
+      403,
+      'delete-plant',
+    ],
+    [
+      'a throttled delete',
+      async () => {
+        await api.proxy?.inject({ kind: 'dynamoError', status: 400, type: 'ThrottlingException' });
+        return fakeDeleteEvent('4545', { token });
+      },
+      503,
+      'delete-plant',
+    ],
   ])(
     'never contain the token, the Authorization header or the body: %s',
-    async (_case, event, status) => {
+    async (_case, event, status, operation = 'create-plant') => {
       const request = await event();
       const authorization = request.headers.authorization ?? '';
       const bearer = authorization.replace(/^Bearer /, '');
 
-      const { result, lines } = await stdoutOf(request);
+      const { result, lines } = await stdoutOf(request, operation);
       await api.proxy?.restore();
 
       expect(result.statusCode).toBe(status);
-      expect(result.headers).toMatchObject(hygieneHeaders);
+      expect(result.headers).toMatchObject(status === 204 ? noContentHeaders : hygieneHeaders);
       expect(lines.length).toBeGreaterThanOrEqual(1);
       const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(entries.every((entry) => typeof entry.requestId === 'string')).toBe(true);
       expect(entries.at(-1)).toMatchObject({ message: 'request', status });
       const text = lines.join('\n');
       expect(text).not.toContain(secret);
-      expect(text).not.toContain(request.body ?? '');
+      if (request.body !== undefined) expect(text).not.toContain(request.body);
       expect(text.toLowerCase()).not.toContain('authorization');
       expect(text.toLowerCase()).not.toContain('bearer ');
       for (const segment of bearer.split('.').filter((part) => part.length >= 3)) {

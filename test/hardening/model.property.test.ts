@@ -4,10 +4,11 @@ import { createDynamoDbClient } from '../../functions/connections/dynamodb-clien
 import { createDynamoDbPlantStore } from '../../functions/plants/dynamodb-plant-store.ts';
 import { PlantConflictError, StoreUnavailableError } from '../../functions/plants/plant-errors.ts';
 import { parsePlantId } from '../../functions/plants/plant-id.ts';
-import type { PlantStore, StoredPlant } from '../../functions/plants/plant-store.ts';
-import { expectContractAnswer } from '../support/contract.ts';
-import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
-import { fakeEvent } from '../support/fake-event.ts';
+import type { PlantPage, StoredPlant } from '../../functions/plants/plant-store.ts';
+import { expectContractAnswer, hygieneHeaders, noContentHeaders } from '../support/contract.ts';
+import { startDynalite } from '../support/dynalite-server.ts';
+import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
+import { listedPlants, nextQuery } from '../support/list-pages.ts';
 import { type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 
 /** These properties hit dynalite on every step: a few hundred runs of up to a dozen creates. */
@@ -207,24 +208,109 @@ class StoreModel extends PlantModel {
   }
 }
 
-/** A store call's answer in the model's terms: 200 or 409 for a create, as the handler answers. */
-async function createAnswer(store: PlantStore, id: string, plant: Plant) {
-  try {
-    const { plant: answered } = await store.create({ id, ...plant });
-    return { status: 200 as const, body: answered as unknown };
-  } catch (error) {
-    if (error instanceof PlantConflictError) {
-      return { status: 409 as const, body: { error: 409, message: error.message } as unknown };
-    }
-    throw error;
-  }
+type CreateAnswer = { status: 200 | 409; body: unknown } | 'unavailable';
+
+/**
+ * One way to reach the rules: the store port itself, or the three handlers over HTTP-shaped
+ * events. Each answers in the model's terms, over a table of its own that each run leaves empty.
+ */
+type Driver = {
+  /** 200 or 409 as the handler answers; 'unavailable' where a retry is asked for. */
+  create(id: string, plant: Plant): Promise<CreateAnswer>;
+  delete(id: string): Promise<{ deleted: boolean }>;
+  list(request: { limit: number; cursor: string | undefined }): Promise<PlantPage>;
+  /** The stored item of one id, read apart from the code under test. */
+  stored(id: string): Promise<Record<string, unknown> | undefined>;
+  close(): Promise<void>;
+};
+
+/** The store's adapter on a dynalite table of its own. */
+async function storeDriver(): Promise<Driver> {
+  const dynalite = await startDynalite();
+  const store = createDynamoDbPlantStore(
+    createDynamoDbClient({
+      endpoint: new URL(dynalite.endpoint),
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    }),
+    dynalite.tableName,
+  );
+  return {
+    async create(id, plant) {
+      try {
+        const { plant: answered } = await store.create({ id, ...plant });
+        return { status: 200, body: answered };
+      } catch (error) {
+        if (error instanceof PlantConflictError) {
+          return { status: 409, body: { error: 409, message: error.message } };
+        }
+        // A create whose condition failed and whose read-back found the plant deleted
+        // meanwhile wrote nothing, and asks for a retry.
+        if (error instanceof StoreUnavailableError) return 'unavailable';
+        throw error;
+      }
+    },
+    delete: (id) => store.delete(parsePlantId(id)),
+    list: (request) => store.list(request),
+    stored: (id) => dynalite.getItem(dynalite.tableName, id),
+    close: () => dynalite.close(),
+  };
 }
 
-async function wholeWalk(store: PlantStore, limit: number): Promise<StoredPlant[]> {
+/**
+ * POST /plants, GET /plants and DELETE /plants/{id} through their handlers, on a harness of their
+ * own: each answer checked against the contract, a page's next cursor read from its Link, and
+ * whether a delete found its plant read from its request line, which names it.
+ */
+async function handlerDriver(): Promise<Driver> {
+  const harness = await startPlantApi();
+  const token = await harness.issuer.mint({
+    claims: { scope: 'plants/read plants/write' },
+    expiresIn: 3600,
+  });
+  let requests = 0;
+  return {
+    async create(id, plant) {
+      const result = await harness.invoke(
+        fakeEvent({ token, body: JSON.stringify({ id: Number(id), ...plant }) }),
+      );
+      if (result.statusCode === 503) return 'unavailable';
+      expectContractAnswer(result);
+      return { status: result.statusCode as 200 | 409, body: JSON.parse(result.body ?? '') };
+    },
+    async delete(id) {
+      const event = fakeDeleteEvent(id, { token });
+      requests += 1;
+      event.requestContext.requestId = `model-delete-${requests}`;
+      const result = await harness.handlers['delete-plant'](event);
+      expect(result).toStrictEqual({ statusCode: 204, headers: noContentHeaders });
+      const line = harness.logs.find(
+        ({ fields }) => fields.apiRequestId === event.requestContext.requestId,
+      );
+      expect(['deleted', 'absent']).toContain(line?.fields.outcome);
+      return { deleted: line?.fields.outcome === 'deleted' };
+    },
+    async list({ limit, cursor }) {
+      const query = cursor === undefined ? `limit=${limit}` : `limit=${limit}&cursor=${cursor}`;
+      const result = await harness.handlers['list-plants'](fakeListEvent(query, { token }));
+      expect(result.statusCode).toBe(200);
+      expect(result.headers).toMatchObject(hygieneHeaders);
+      const plants = listedPlants(result).map(({ id, ...plant }) => asStored(id, plant));
+      const next = nextQuery(result);
+      if (next === undefined) return { plants };
+      expect(next.startsWith(`limit=${limit}&cursor=`)).toBe(true);
+      return { plants, next: next.slice(`limit=${limit}&cursor=`.length) };
+    },
+    stored: (id) => harness.dynalite.getItem(harness.tableName, id),
+    close: () => harness.close(),
+  };
+}
+
+async function wholeWalk(driver: Driver, limit: number): Promise<StoredPlant[]> {
   const plants: StoredPlant[] = [];
   let cursor: string | undefined;
   do {
-    const page = await store.list({ limit, cursor });
+    const page = await driver.list({ limit, cursor });
     expect(page.plants.length).toBeLessThanOrEqual(limit);
     plants.push(...page.plants);
     cursor = page.next;
@@ -233,23 +319,17 @@ async function wholeWalk(store: PlantStore, limit: number): Promise<StoredPlant[
   return plants;
 }
 
-describe('the plant store against a model of the rules, with deletes and list walks', () => {
-  let dynalite: DynaliteServer;
-  let store: PlantStore;
+describe.each([
+  ['the plant store', storeDriver],
+  ['the handlers of POST, GET and DELETE', handlerDriver],
+])('%s against a model of the rules, with deletes and list walks', (_name, start) => {
+  let store: Driver;
   let nextStoreBase = 7_700_000_000;
   beforeAll(async () => {
     // A table of its own, emptied after every run, so that a walk sees only the run's plants.
-    dynalite = await startDynalite();
-    store = createDynamoDbPlantStore(
-      createDynamoDbClient({
-        endpoint: new URL(dynalite.endpoint),
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-      }),
-      dynalite.tableName,
-    );
+    store = await start();
   });
-  afterAll(() => dynalite.close());
+  afterAll(() => store.close());
 
   it('answers creates, replays and deletes as the model does, and every walk lists each plant present throughout it once', async () => {
     await fc.assert(
@@ -263,12 +343,12 @@ describe('the plant store against a model of the rules, with deletes and list wa
         for (const op of ops) {
           if (op.kind === 'create') {
             const id = ids[op.slot] ?? '';
-            const answer = await createAnswer(store, id, op.plant);
+            const answer = await store.create(id, op.plant);
             expect(answer).toStrictEqual(model.create(id, op.plant));
             walk?.held.add(heldKey(id, model.plants.get(id) ?? op.plant));
           } else if (op.kind === 'delete') {
             const id = ids[op.slot] ?? '';
-            expect(await store.delete(parsePlantId(id))).toStrictEqual(model.delete(id));
+            expect(await store.delete(id)).toStrictEqual(model.delete(id));
             walk?.throughout.delete(id);
           } else if (op.kind === 'walk') {
             expect((await wholeWalk(store, op.limit)).sort(byId)).toStrictEqual(model.stored());
@@ -302,10 +382,9 @@ describe('the plant store against a model of the rules, with deletes and list wa
         }
         expect((await wholeWalk(store, 2)).sort(byId)).toStrictEqual(model.stored());
         for (const id of model.plants.keys()) {
-          expect(await store.delete(parsePlantId(id))).toStrictEqual({ deleted: true });
+          expect(await store.delete(id)).toStrictEqual({ deleted: true });
         }
-        for (const id of ids)
-          expect(await dynalite.getItem(dynalite.tableName, id)).toBeUndefined();
+        for (const id of ids) expect(await store.stored(id)).toBeUndefined();
       }),
       { numRuns: Math.ceil(runs / 3) },
     );
@@ -328,19 +407,10 @@ describe('the plant store against a model of the rules, with deletes and list wa
             const answers = await Promise.all(
               batch.map((op) => {
                 const id = ids[op.slot] ?? '';
-                return op.kind === 'delete'
-                  ? store.delete(parsePlantId(id))
-                  : createAnswer(store, id, op.plant).catch((error: unknown) => {
-                      // A create whose condition failed and whose read-back found the plant
-                      // deleted meanwhile wrote nothing, and asks for a retry.
-                      if (error instanceof StoreUnavailableError) return 'unavailable' as const;
-                      throw error;
-                    });
+                return op.kind === 'delete' ? store.delete(id) : store.create(id, op.plant);
               }),
             );
-            const table = await Promise.all(
-              ids.map((id) => dynalite.getItem(dynalite.tableName, id)),
-            );
+            const table = await Promise.all(ids.map((id) => store.stored(id)));
 
             const order = [...orders(batch.length)].find((indexes) => {
               const trial = new StoreModel();
@@ -377,7 +447,7 @@ describe('the plant store against a model of the rules, with deletes and list wa
             model = next;
             expect((await wholeWalk(store, 1)).sort(byId)).toStrictEqual(model.stored());
           }
-          for (const id of model.plants.keys()) await store.delete(parsePlantId(id));
+          for (const id of model.plants.keys()) await store.delete(id);
         },
       ),
       { numRuns: Math.ceil(runs / 6) },
