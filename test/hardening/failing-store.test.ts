@@ -2,7 +2,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectErrorShape, hygieneHeaders } from '../support/contract.ts';
-import { fakeEvent } from '../support/fake-event.ts';
+import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
 import type { Fault, FaultProxy } from '../support/fault-proxy.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 
@@ -109,6 +109,59 @@ describe('POST /plants when every write attempt fails', () => {
     const warning = api.logs.find((line) => line.message === 'dependency unavailable');
     expect(warning?.fields).toMatchObject({ status: 503, requestId: expect.any(String) });
     expect(JSON.stringify(api.logs)).not.toContain('Logged-name-7c1');
+  });
+});
+
+describe('GET /plants and DELETE /plants/{id} when every store attempt fails', () => {
+  let reader: string;
+  beforeAll(async () => {
+    reader = await api.issuer.mint({ claims: { scope: 'plants/read' }, expiresIn: 3600 });
+  });
+  const attempts = (operation: string, since: number) =>
+    proxy
+      .requests()
+      .slice(since)
+      .filter((request) => request.operation === operation).length;
+
+  it.each<[string, Fault]>([
+    ['throttled (ThrottlingException)', throttled('ThrottlingException')],
+    ['a raw HTTP 500 with an HTML body', { kind: 'http500' }],
+    ['a connection reset', { kind: 'reset' }],
+    ['a connection that never answers (timeout)', { kind: 'hang' }],
+  ])('answers 503 with Retry-After after bounded retries when %s', async (_case, fault) => {
+    const id = freshId();
+    expect((await create(id, 'Kept')).result.statusCode).toBe(200);
+    const before = proxy.requests().length;
+    await proxy.inject(fault);
+
+    const started = performance.now();
+    const listed = await api.handlers['list-plants'](fakeListEvent('limit=5', { token: reader }));
+    const deleted = await api.handlers['delete-plant'](fakeDeleteEvent(id, { token }));
+    const elapsedMs = performance.now() - started;
+
+    expectUnavailable(listed);
+    expectUnavailable(deleted);
+    expect(attempts('Scan', before)).toBe(client.maxAttempts);
+    expect(attempts('DeleteItem', before)).toBe(client.maxAttempts);
+    expect(elapsedMs).toBeLessThan(2 * exhaustedWithinMs);
+    await proxy.restore();
+    expect(await stored(id)).toStrictEqual({ id: { N: id }, name: { S: 'Kept' } });
+  });
+
+  it('answers a delete whose answer is lost 503, and its retry 204, the plant gone and free to create again', async () => {
+    const id = freshId();
+    expect((await create(id, 'Doomed')).result.statusCode).toBe(200);
+    await proxy.inject({ kind: 'forwardThenDrop' }, { operation: 'DeleteItem' });
+
+    const lost = await api.handlers['delete-plant'](fakeDeleteEvent(id, { token }));
+    await proxy.restore();
+    const retried = await api.handlers['delete-plant'](fakeDeleteEvent(id, { token }));
+    const { result: again } = await create(id, 'Reborn');
+
+    expectUnavailable(lost);
+    expect(retried.statusCode).toBe(204);
+    expect(again.statusCode).toBe(200);
+    expect(await stored(id)).toStrictEqual({ id: { N: id }, name: { S: 'Reborn' } });
   });
 });
 
