@@ -1,0 +1,3 @@
+// PLACEHOLDER, not the operation: the real list-plants handler (built on another branch) replaces this
+// file at merge. It exists only so that the stack can bundle and synthesize the function.
+export const handler = async () => ({ statusCode: 501, body: '' });
