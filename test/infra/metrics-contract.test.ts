@@ -5,7 +5,7 @@ import { embeddedMetrics, statusOutcome } from '../../functions/http/request-met
 import { errorResponse, jsonResponse } from '../../functions/http/respond.ts';
 import { extractedMetrics } from '../support/emf.ts';
 import { middlewareRequest } from '../support/middleware-request.ts';
-import { synthStack } from '../support/synth.ts';
+import { renderTemplateValue, synthStack } from '../support/synth.ts';
 
 /**
  * The alarms and the dashboard read custom metrics by namespace, name and dimensions; the function
@@ -31,24 +31,6 @@ type MetricReference = MetricIdentity & {
   readonly dimensionNames: readonly string[];
 };
 
-/**
- * A template value as text, with each intrinsic shown as a placeholder such as `Ref(Fn1234)`, so
- * that an `Fn::Join`-built dashboard body can be parsed as the JSON CloudFormation makes of it.
- */
-function render(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'object' && value !== null) {
-    const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
-    if (join) return join[1].map(render).join(join[0]);
-    const ref = (value as { Ref?: string }).Ref;
-    if (ref !== undefined) return `Ref(${ref})`;
-    const getAtt = (value as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt'];
-    if (getAtt) return `GetAtt(${getAtt.join('.')})`;
-  }
-  throw new Error(`cannot render ${JSON.stringify(value)}`);
-}
-
 const isCustom = (namespace: string) => !namespace.startsWith('AWS/');
 
 function alarmReferences(alarms: [string, Resource][]): MetricReference[] {
@@ -57,7 +39,7 @@ function alarmReferences(alarms: [string, Resource][]): MetricReference[] {
   const reference = (where: string, metric: MetricSpec): MetricReference[] => {
     if (metric.Namespace === undefined || metric.MetricName === undefined) return [];
     const dimensions = Object.fromEntries(
-      (metric.Dimensions ?? []).map(({ Name, Value }) => [Name, render(Value)]),
+      (metric.Dimensions ?? []).map(({ Name, Value }) => [Name, renderTemplateValue(Value)]),
     );
     return [
       {
@@ -88,7 +70,7 @@ function alarmReferences(alarms: [string, Resource][]): MetricReference[] {
 function dashboardReferences(dashboards: [string, Resource][]): MetricReference[] {
   type Widget = { properties?: { title?: string; metrics?: unknown[][] } };
   return dashboards.flatMap(([id, { Properties }]) => {
-    const body = JSON.parse(render(Properties.DashboardBody)) as { widgets: Widget[] };
+    const body = JSON.parse(renderTemplateValue(Properties.DashboardBody)) as { widgets: Widget[] };
     return body.widgets.flatMap(({ properties }) =>
       (properties?.metrics ?? []).flatMap((row): MetricReference[] => {
         const where = `dashboard ${id}, widget "${properties?.title}"`;
@@ -275,11 +257,11 @@ describe('the custom metrics the alarms and the dashboard read', () => {
     if (functionId === undefined) throw new Error('no create-plant function in the template');
     // Lambda sets AWS_LAMBDA_FUNCTION_NAME to the function's name, the Ref of the resource, and
     // the handler names its Service dimension after it (functions/config.ts).
-    functionName = render({ Ref: functionId });
+    functionName = renderTemplateValue({ Ref: functionId });
     // Lambda sets AWS_LAMBDA_FUNCTION_VERSION, the context's functionVersion, to the number of
     // the version it runs: for the version this deploy publishes, the Version resource's.
     const [versionId] = ofType('AWS::Lambda::Version').map(([id]) => id);
-    versionNumber = render({ 'Fn::GetAtt': [versionId, 'Version'] });
+    versionNumber = renderTemplateValue({ 'Fn::GetAtt': [versionId, 'Version'] });
     filters = metricFilters(ofType('AWS::Logs::MetricFilter'));
     references = [
       ...alarmReferences(ofType('AWS::CloudWatch::Alarm')),

@@ -119,3 +119,22 @@ export type PolicyStatement = {
   readonly Action: string | string[];
   readonly Resource: unknown;
 };
+
+/**
+ * A template value as text, with each intrinsic shown as a placeholder such as `Ref(Fn1234)`, so
+ * that an `Fn::Join`-built value (a dashboard body) can be read as the text CloudFormation makes
+ * of it.
+ */
+export function renderTemplateValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'object' && value !== null) {
+    const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+    if (join) return join[1].map(renderTemplateValue).join(join[0]);
+    const ref = (value as { Ref?: string }).Ref;
+    if (ref !== undefined) return `Ref(${ref})`;
+    const getAtt = (value as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt'];
+    if (getAtt) return `GetAtt(${getAtt.join('.')})`;
+  }
+  throw new Error(`cannot render ${JSON.stringify(value)}`);
+}
