@@ -1,22 +1,17 @@
-import { outcomeMetric } from '../functions/http/request-metrics.ts';
+import { createPlantOutcomes } from '../functions/create-plant/outcomes.ts';
+import { failureCounters } from '../functions/failures.ts';
+import type { OutcomeCounters } from '../functions/http/request-metrics.ts';
 import type { OperationName } from '../functions/operations.ts';
 
-export type OutcomeCounters = Readonly<Record<string, string>>;
-
-const { created, replayed, conflict, ...shared } = outcomeMetric;
-
-/** The failures every operation counts under the same names, whatever the operation. */
-export const failureCounters = shared;
-
 /**
- * The counters each operation's function adds to, by outcome, as its handler names them: what
+ * The counters each operation's function adds to, by outcome, as its handler declares them: what
  * the dashboard graphs and the alarms read for that operation. One entry per operation, so a new
  * operation fails the type check here until its counters are named.
  */
 export const operationCounters: { readonly [name in OperationName]: OutcomeCounters } = {
-  'create-plant': outcomeMetric,
+  'create-plant': createPlantOutcomes,
   'list-plants': { ...failureCounters, listed: 'PlantsListed' },
-  'delete-plant': { ...failureCounters, deleted: 'PlantsDeleted' },
+  'delete-plant': { ...failureCounters, deleted: 'PlantsDeleted', absent: 'DeletesAbsent' },
 };
 
 /** The counters of answers that are the service's fault: a 500, or a 503 of the store or issuer. */
@@ -32,8 +27,8 @@ export function ownCounters(name: string): string[] {
     name
   ];
   if (counters === undefined) throw new Error(`no counters named for the operation ${name}`);
-  const sharedNames = new Set(Object.values(failureCounters));
-  return unique(Object.values(counters)).filter((counter) => !sharedNames.has(counter));
+  const shared = new Set<string>(Object.values(failureCounters));
+  return unique(Object.values(counters)).filter((counter) => !shared.has(counter));
 }
 
 function unique(values: readonly string[]): string[] {

@@ -15,9 +15,10 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { failureCounters } from '../../functions/failures.ts';
 import { metricsNamespace } from '../../functions/http/request-metrics.ts';
 import { type Operation, routeKey } from '../../functions/operations.ts';
-import { failureCounters, ownCounters } from '../operation-outcomes.ts';
+import { ownCounters } from '../operation-outcomes.ts';
 import { tableThrottledRequests } from './table-metrics.ts';
 
 /** An operation's function as the dashboard shows it (an `OperationFunction`). */
