@@ -85,6 +85,7 @@ export class PlantStoreStack extends Stack {
     let tokenIssuer: TokenIssuerConfig;
     if (props.externalIssuer === undefined) {
       auth = new MachineAuth(this, 'MachineAuth', {
+        operations,
         domainPrefix:
           props.authDomainPrefix ??
           `${defaultDomainPrefixStem(props.stage)}${stackInstanceId(this)}`,
@@ -118,19 +119,24 @@ export class PlantStoreStack extends Stack {
       alarmEmail: props.alarmEmail,
     });
 
-    // Each function's release is checked, watched and rolled back on its own: the check runs
+    // Each function's release is checked, watched and rolled back on its own: its check runs
     // against the version this deploy publishes, before its alias moves to it.
+    const releases = functions.map(({ operation, alias }) => {
+      const id = operationConstructId(operation);
+      const check = new PreTrafficCheck(this, `${id}PreTrafficCheck`, {
+        operation,
+        target: alias.version,
+        tokenSource: auth,
+      });
+      return {
+        id,
+        alias,
+        rollbackAlarms: alarms.rollbackAlarmsOf(operation),
+        preTrafficHook: check.function,
+      };
+    });
     new GradualDeployment(this, 'Deployment', {
-      releases: functions.map((each) => ({
-        id: operationConstructId(each.operation),
-        alias: each.alias,
-        rollbackAlarms: alarms.rollbackAlarmsOf(each.operation),
-        preTrafficHook: new PreTrafficCheck(
-          this,
-          `${operationConstructId(each.operation)}PreTrafficCheck`,
-          { operation: each.operation, target: each.alias.version, tokenSource: auth },
-        ).function,
-      })),
+      releases,
       deploymentConfig: props.deploymentConfig ?? defaultDeploymentConfig(props.stage),
       ignoreAlarmConfiguration: props.ignoreAlarmConfiguration,
     });

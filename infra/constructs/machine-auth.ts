@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-cognito';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { type Operation, operations, routeKey } from '../../functions/operations.ts';
+import { type Operation, routeKey } from '../../functions/operations.ts';
 import type { ApiScope, TokenIssuerConfig } from './operation-function.ts';
 
 /** The resource server every scope belongs to: `plants/read` is its scope `read`. */
@@ -29,11 +29,8 @@ export interface MachineAuthProps {
    * @default Duration.hours(1)
    */
   readonly accessTokenValidity?: Duration;
-  /**
-   * The operations whose scopes the resource server defines and the client may request.
-   * @default operations (functions/operations.ts)
-   */
-  readonly operations?: readonly Operation[];
+  /** The operations whose scopes the resource server defines and the client may request. */
+  readonly operations: readonly Operation[];
 }
 
 /**
@@ -84,14 +81,14 @@ export class MachineAuth extends Construct {
 
     // One resource-server scope per scope an operation requires, described by the routes that
     // require it: a new operation with a new scope gets it here, and the client may request it.
-    const served = props.operations ?? operations;
-    const required = [...new Set(served.map((operation) => operation.scope))];
+    const { operations } = props;
+    const required = [...new Set(operations.map((operation) => operation.scope))];
     const scopes = required.map((scope) => {
       const [identifier, scopeName = ''] = scope.split('/');
       if (identifier !== resourceServerIdentifier) {
         throw new Error(`scope ${scope} is not one of the resource server "plants"`);
       }
-      const routes = served.filter((operation) => operation.scope === scope).map(routeKey);
+      const routes = operations.filter((operation) => operation.scope === scope).map(routeKey);
       return {
         scope,
         serverScope: new ResourceServerScope({ scopeName, scopeDescription: routes.join(', ') }),

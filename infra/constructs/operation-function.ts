@@ -70,9 +70,9 @@ export interface OperationFunctionProps {
 export const liveAliasName = 'live';
 
 /**
- * The construct id of an operation's function, `CreatePlant` for `create-plant`: the stack's
- * other per-operation constructs are named after it, and it keeps the first operation's logical
- * ids what they were when it was the only one.
+ * The construct id of an operation's function, `CreatePlant` for `create-plant`; the stack's other
+ * per-operation constructs are named after it. Logical ids derive from it, and a changed logical
+ * id replaces the function, so it stays this spelling (operation-function.test.ts pins POST's).
  */
 export function operationConstructId(operation: Pick<Operation, 'name'>): string {
   return operation.name

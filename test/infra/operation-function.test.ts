@@ -77,7 +77,7 @@ describe('OperationFunction, one per operation', () => {
     for (const operation of operations) expect(functionOf(template, operation)).toBeDefined();
   });
 
-  it('keeps the logical ids POST /plants had as the only function, so no deploy replaces it', () => {
+  it("keeps POST /plants's logical ids, so that no deploy replaces its function", () => {
     const create = byName('create-plant');
 
     expect(functionOf(template, create)[0]).toBe('CreatePlantFunctionAE9062BF');

@@ -116,7 +116,7 @@ describe('PlantsHttpApi routes', () => {
     }
   });
 
-  it('keeps the POST /plants route, integration and permission it had as the only route', () => {
+  it("keeps the logical ids of POST /plants's route, integration and permission", () => {
     expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route'))).toContain(
       'HttpApiPOSTplants1E9341A1',
     );
