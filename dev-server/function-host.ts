@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { envNames } from '../functions/config.ts';
-import { createPlantFunctionSettings } from '../infra/function-settings.ts';
+import { functionSettings } from '../infra/function-settings.ts';
 import { localAwsCredentials } from './dynamodb.ts';
 
 export interface LocalFunction {
@@ -72,7 +72,7 @@ export async function startFunction(
   });
   await loaded.promise;
 
-  const timeoutMs = createPlantFunctionSettings.timeoutSeconds * 1000;
+  const timeoutMs = functionSettings.timeoutSeconds * 1000;
   let nextId = 0;
   return {
     invoke: (event) => {

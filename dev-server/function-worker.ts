@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
-import { createPlantFunctionSettings } from '../infra/function-settings.ts';
+import { functionSettings } from '../infra/function-settings.ts';
 import type { FromWorker } from './function-host.ts';
 
 const port = parentPort as NonNullable<typeof parentPort>;
@@ -41,7 +41,7 @@ port.on('message', ({ id, event }: { id: number; event: unknown }) => {
 
 /** What Lambda tells the function about itself, with the stack's settings. */
 function lambdaContext(): Context {
-  const { memoryMb, timeoutSeconds } = createPlantFunctionSettings;
+  const { memoryMb, timeoutSeconds } = functionSettings;
   const functionName = 'create-plant';
   const deadline = Date.now() + timeoutSeconds * 1000;
   const noCallbacks = () => {

@@ -1,5 +1,6 @@
 import { App, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { operations, routeKey } from '../functions/operations.ts';
 import { readCiConfig } from './ci-config.ts';
 import { PlantStoreCiStack } from './ci-stack.ts';
 import { PlantStoreStack } from './plant-store-stack.ts';
@@ -12,7 +13,7 @@ const config = readStageConfig((key) => app.node.tryGetContext(key));
 // second, independent copy in the same account and region.
 const stack = new PlantStoreStack(app, `PlantStore-${config.stage}`, {
   ...config,
-  description: `Plant Store API (${config.stage}): POST /plants on API Gateway, Lambda and DynamoDB`,
+  description: `Plant Store API (${config.stage}): ${operations.map(routeKey).join(', ')} on API Gateway, Lambda and DynamoDB`,
 });
 Tags.of(stack).add('project', 'plant-store');
 Tags.of(stack).add('stage', config.stage);

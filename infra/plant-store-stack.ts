@@ -2,11 +2,15 @@ import type { StackProps } from 'aws-cdk-lib';
 import { Aws, CfnOutput, Stack } from 'aws-cdk-lib';
 import { Role } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { operations } from '../functions/operations.ts';
 import { ApiCustomDomain } from './constructs/api-custom-domain.ts';
-import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
-import { CreatePlantFunction } from './constructs/create-plant-function.ts';
 import { type DeploymentConfigName, GradualDeployment } from './constructs/gradual-deployment.ts';
 import { MachineAuth } from './constructs/machine-auth.ts';
+import {
+  OperationFunction,
+  operationConstructId,
+  type TokenIssuerConfig,
+} from './constructs/operation-function.ts';
 import { OperationalAlarms } from './constructs/operational-alarms.ts';
 import { OperationsDashboard } from './constructs/operations-dashboard.ts';
 import { PlantsHttpApi } from './constructs/plants-http-api.ts';
@@ -65,9 +69,10 @@ export interface PlantStoreStackProps extends StackProps {
 }
 
 /**
- * The Plant Store API on AWS: `POST /plants` on an HTTP API, one function, one table, a Cognito
- * token issuer (or an external one) and the alarms an operator needs. Environment-agnostic: no
- * lookups, so it synthesizes without credentials.
+ * The Plant Store API on AWS: the operations of `functions/operations.ts` on an HTTP API, one
+ * function each with its own role, release and alarms, one table, a Cognito token issuer (or an
+ * external one) and the alarms an operator needs. Environment-agnostic: no lookups, so it
+ * synthesizes without credentials.
  */
 export class PlantStoreStack extends Stack {
   constructor(scope: Construct, id: string, props: PlantStoreStackProps) {
@@ -80,6 +85,7 @@ export class PlantStoreStack extends Stack {
     let tokenIssuer: TokenIssuerConfig;
     if (props.externalIssuer === undefined) {
       auth = new MachineAuth(this, 'MachineAuth', {
+        operations,
         domainPrefix:
           props.authDomainPrefix ??
           `${defaultDomainPrefixStem(props.stage)}${stackInstanceId(this)}`,
@@ -89,46 +95,56 @@ export class PlantStoreStack extends Stack {
       tokenIssuer = props.externalIssuer;
     }
 
-    const createPlant = new CreatePlantFunction(this, 'CreatePlant', { table, tokenIssuer });
-
-    // The check runs against the version this deploy publishes, before the alias moves to it.
-    const preTrafficCheck = new PreTrafficCheck(this, 'PreTrafficCheck', {
-      target: createPlant.alias.version,
-      tokenSource: auth,
-    });
+    // One function per operation (docs/decisions/0090-one-function-per-operation.md), each named
+    // after its operation: a new operation is an entry in the list, not a change here.
+    const functions = operations.map(
+      (operation) =>
+        new OperationFunction(this, operationConstructId(operation), {
+          operation,
+          table,
+          tokenIssuer,
+        }),
+    );
 
     const http = new PlantsHttpApi(this, 'Http', {
-      createPlantFunction: createPlant.alias,
+      routes: functions.map(({ operation, alias }) => ({ operation, handler: alias })),
       throttlingRateLimit: props.throttlingRateLimit,
       throttlingBurstLimit: props.throttlingBurstLimit,
     });
 
     const alarms = new OperationalAlarms(this, 'Alarms', {
-      function: createPlant.function,
-      alias: createPlant.alias,
-      functionLogGroup: createPlant.logGroup,
+      operations: functions,
       api: http.api,
       table,
       alarmEmail: props.alarmEmail,
     });
 
+    // Each function's release is checked, watched and rolled back on its own: its check runs
+    // against the version this deploy publishes, before its alias moves to it.
+    const releases = functions.map(({ operation, alias }) => {
+      const id = operationConstructId(operation);
+      const check = new PreTrafficCheck(this, `${id}PreTrafficCheck`, {
+        operation,
+        target: alias.version,
+        tokenSource: auth,
+      });
+      return {
+        id,
+        alias,
+        rollbackAlarms: alarms.rollbackAlarmsOf(operation),
+        preTrafficHook: check.function,
+      };
+    });
     new GradualDeployment(this, 'Deployment', {
-      alias: createPlant.alias,
+      releases,
       deploymentConfig: props.deploymentConfig ?? defaultDeploymentConfig(props.stage),
-      rollbackAlarms: alarms.rollbackAlarms,
-      preTrafficHook: preTrafficCheck.function,
       ignoreAlarmConfiguration: props.ignoreAlarmConfiguration,
     });
 
-    new OperationsDashboard(this, 'Operations', {
-      function: createPlant.function,
-      functionLogGroup: createPlant.logGroup,
-      api: http.api,
-      table,
-    });
+    new OperationsDashboard(this, 'Operations', { operations: functions, api: http.api, table });
 
     new CfnOutput(this, 'ApiUrl', {
-      description: 'Base URL of the API; POST plants to <ApiUrl>plants',
+      description: 'Base URL of the API; the plants are at <ApiUrl>plants',
       value: http.url,
     });
     if (props.customDomain !== undefined) {
@@ -138,7 +154,8 @@ export class PlantStoreStack extends Stack {
         ...props.customDomain,
       });
       new CfnOutput(this, 'CustomDomainUrl', {
-        description: 'The API on its own name, once DNS points there; POST plants to <url>plants',
+        description:
+          'The API on its own name, once DNS points there; the plants are at <url>plants',
         value: domain.url,
       });
       new CfnOutput(this, 'CustomDomainTarget', {
@@ -167,7 +184,7 @@ export class PlantStoreStack extends Stack {
       auth.grantReadClientSecret(Role.fromRoleArn(this, 'CiRole', props.ciRoleArn));
     }
     new CfnOutput(this, 'TokenUrl', {
-      description: 'OAuth 2.0 token endpoint (client_credentials grant, scope plants/write)',
+      description: `OAuth 2.0 token endpoint (client_credentials grant, scopes ${Object.keys(auth.scopes).join(' ')})`,
       value: auth.tokenUrl,
     });
     new CfnOutput(this, 'UserPoolId', {

@@ -1,8 +1,8 @@
-import type { TokenIssuerConfig } from './constructs/create-plant-function.ts';
 import {
   type DeploymentConfigName,
   deploymentConfigNames,
 } from './constructs/gradual-deployment.ts';
+import type { TokenIssuerConfig } from './constructs/operation-function.ts';
 
 /**
  * What varies between deployments, read from CDK context (`-c key=value` or cdk.json):
@@ -14,7 +14,8 @@ import {
  * | `authIssuer` | trust this OIDC issuer instead of creating a Cognito pool | Cognito |
  * | `authAudience` | with `authIssuer`: accepted `aud` values, comma-separated (required) | |
  * | `authJwksUrl` | with `authIssuer`: its JWKS URL | `<authIssuer>/.well-known/jwks.json` |
- * | `authScope` | with `authIssuer`: the scope that allows creating plants | `plants/write` |
+ * | `authScope` | with `authIssuer`: its name for `plants/write` (create and delete) | `plants/write` |
+ * | `authReadScope` | with `authIssuer`: its name for `plants/read` (list) | `plants/read` |
  * | `authDomainPrefix` | the Cognito domain prefix | `plants-<stage>-<stack instance id>` |
  * | `throttleRateLimit` | stage steady-state requests per second | 100 |
  * | `throttleBurstLimit` | stage burst | 200 |
@@ -187,7 +188,7 @@ export function defaultDomainPrefixStem(stage: string): string {
 
 function readExternalIssuer(context: ContextReader): TokenIssuerConfig | undefined {
   const issuer = contextText(context, 'authIssuer');
-  const dependents = ['authAudience', 'authJwksUrl', 'authScope'];
+  const dependents = ['authAudience', 'authJwksUrl', 'authScope', 'authReadScope'];
   if (issuer === undefined) {
     const stray = dependents.find((key) => contextText(context, key) !== undefined);
     if (stray !== undefined) {
@@ -206,7 +207,17 @@ function readExternalIssuer(context: ContextReader): TokenIssuerConfig | undefin
   }
   const jwksUrl = contextText(context, 'authJwksUrl');
   if (jwksUrl !== undefined) httpsUrl('authJwksUrl', jwksUrl);
-  return { issuer, audiences, jwksUrl, scope: contextText(context, 'authScope') };
+  const write = contextText(context, 'authScope');
+  const read = contextText(context, 'authReadScope');
+  return {
+    issuer,
+    audiences,
+    jwksUrl,
+    scopes: {
+      ...(write === undefined ? {} : { 'plants/write': write }),
+      ...(read === undefined ? {} : { 'plants/read': read }),
+    },
+  };
 }
 
 /** A context value as trimmed text; absent, null or blank is `undefined`, anything but a string throws. */

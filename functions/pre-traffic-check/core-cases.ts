@@ -1,11 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { OperationName } from '../operations.ts';
 
 /**
- * The contract's core cases: the few requests whose answers show that a version of the API
- * authenticates, writes, replays safely and refuses bad input in the contract's shape. They are
- * data, run by `runCoreCases` through a `send` callback, so that the pre-traffic hook (which
- * invokes a version directly) and `npm run contract` (which speaks HTTP to a running API) send the
- * very same requests and judge the answers the same way.
+ * The contract's core cases: for each operation, the few requests whose answers show that a
+ * version of it authenticates, does its work (writes and replays safely, lists, deletes) and
+ * refuses bad input in the contract's shape. They are data, run by `runCoreCases` through a `send`
+ * callback, so that the pre-traffic hook (which invokes a version directly) and `npm run contract`
+ * (which speaks HTTP to a running API) send the very same requests and judge the answers the same
+ * way.
  */
 
 /** What a case sends. Header names are lowercase. */
@@ -30,15 +32,20 @@ export type ExpectedBody =
   /** Exactly `{error: <the status>, message: <non-empty text>}`. */
   | { readonly kind: 'error' }
   /** JSON deeply equal to `value`. */
-  | { readonly kind: 'json'; readonly value: unknown };
+  | { readonly kind: 'json'; readonly value: unknown }
+  /** A JSON array of list items: objects with a numeric `id` and a text `name`. */
+  | { readonly kind: 'list' }
+  /** No body at all. */
+  | { readonly kind: 'empty' };
 
 export type CoreCase = {
   readonly name: string;
   readonly method: string;
+  /** `{{id}}` stands for the run's plant id. */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** `{{id}}` stands for the run's plant id, written as a JSON number. */
-  readonly body: string;
+  /** `{{id}}` stands for the run's plant id, written as a JSON number. Absent: no body. */
+  readonly body?: string;
   /** Sent with `Authorization: Bearer <token>`; skipped by a run that has no token. */
   readonly needsToken: boolean;
   readonly expected: {
@@ -58,7 +65,9 @@ const createBody = `{"id":${idPlaceholder},"name":"${checkPlant.name}","tag":"${
 const json = { 'content-type': 'application/json' } as const;
 const jsonAnswer = /^application\/json\b/;
 
-/** In order: the replay must follow the create it repeats. */
+const challenge = { 'content-type': jsonAnswer, 'www-authenticate': /^Bearer realm="plant-store"/ };
+
+/** POST /plants's, in order: the replay must follow the create it repeats. */
 export const coreCases: readonly CoreCase[] = [
   {
     name: 'a create without a token gets 401 with the Bearer challenge',
@@ -67,11 +76,7 @@ export const coreCases: readonly CoreCase[] = [
     headers: json,
     body: createBody,
     needsToken: false,
-    expected: {
-      status: 401,
-      headers: { 'content-type': jsonAnswer, 'www-authenticate': /^Bearer realm="plant-store"/ },
-      body: { kind: 'error' },
-    },
+    expected: { status: 401, headers: challenge, body: { kind: 'error' } },
   },
   {
     name: 'a create with a valid token gets 200 and the plant',
@@ -110,6 +115,69 @@ export const coreCases: readonly CoreCase[] = [
   },
 ];
 
+/** GET /plants's: one page of one plant at most, whatever the table holds. */
+const listCases: readonly CoreCase[] = [
+  {
+    name: 'a list without a token gets 401 with the Bearer challenge',
+    method: 'GET',
+    path: '/plants',
+    headers: {},
+    needsToken: false,
+    expected: { status: 401, headers: challenge, body: { kind: 'error' } },
+  },
+  {
+    name: 'a list with a valid token gets 200 and an array of plants',
+    method: 'GET',
+    path: '/plants?limit=1',
+    headers: {},
+    needsToken: true,
+    expected: { status: 200, headers: { 'content-type': jsonAnswer }, body: { kind: 'list' } },
+  },
+  {
+    name: 'a limit of 0 gets 400 in the error shape',
+    method: 'GET',
+    path: '/plants?limit=0',
+    headers: {},
+    needsToken: true,
+    expected: { status: 400, headers: { 'content-type': jsonAnswer }, body: { kind: 'error' } },
+  },
+];
+
+/** DELETE /plants/{id}'s: the run's id is fresh, so the delete removes nothing anyone stored. */
+const deleteCases: readonly CoreCase[] = [
+  {
+    name: 'a delete without a token gets 401 with the Bearer challenge',
+    method: 'DELETE',
+    path: `/plants/${idPlaceholder}`,
+    headers: {},
+    needsToken: false,
+    expected: { status: 401, headers: challenge, body: { kind: 'error' } },
+  },
+  {
+    name: 'a delete of an id no plant has gets 204 and no body',
+    method: 'DELETE',
+    path: `/plants/${idPlaceholder}`,
+    headers: {},
+    needsToken: true,
+    expected: { status: 204, headers: {}, body: { kind: 'empty' } },
+  },
+  {
+    name: 'an id in another spelling (01) gets 400 in the error shape',
+    method: 'DELETE',
+    path: '/plants/01',
+    headers: {},
+    needsToken: true,
+    expected: { status: 400, headers: { 'content-type': jsonAnswer }, body: { kind: 'error' } },
+  },
+];
+
+/** Each operation's core cases, which its pre-traffic hook runs. */
+export const coreCasesOf: { readonly [name in OperationName]: readonly CoreCase[] } = {
+  'create-plant': coreCases,
+  'list-plants': listCases,
+  'delete-plant': deleteCases,
+};
+
 export type CaseResult = {
   readonly name: string;
   readonly status: number;
@@ -128,9 +196,9 @@ export type CoreCasesReport = {
 export type RunOptions = {
   /** The run's plant id: a fresh one per run (`freshPlantId`), so a create is never a replay of an earlier run. */
   readonly id: string;
-  /** An access token with the create scope; without one, the cases that need it are skipped. */
+  /** An access token with the cases' scope; without one, the cases that need it are skipped. */
   readonly token?: string;
-  /** @default coreCases */
+  /** @default coreCases (POST /plants's) */
   readonly cases?: readonly CoreCase[];
 };
 
@@ -157,9 +225,9 @@ export function requestOf(testCase: CoreCase, id: string, token?: string): CoreR
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   return {
     method: testCase.method,
-    path: testCase.path,
+    path: testCase.path.replaceAll(idPlaceholder, id),
     headers,
-    body: testCase.body.replaceAll(idPlaceholder, id),
+    ...(testCase.body === undefined ? {} : { body: testCase.body.replaceAll(idPlaceholder, id) }),
   };
 }
 
@@ -178,25 +246,42 @@ export function judge(testCase: CoreCase, answer: CoreAnswer): string[] {
     if (value === undefined) problems.push(`no ${name} header, expected ${pattern}`);
     else if (!pattern.test(value)) problems.push(`${name} is ${quote(value)}, expected ${pattern}`);
   }
+  const problem = bodyProblem(expected.body, answer.body, expected.status);
+  if (problem !== undefined) problems.push(problem);
+  return problems;
+}
+
+/** How the body differs from what the case expects, if it does. */
+function bodyProblem(expected: ExpectedBody, text: string, status: number): string | undefined {
+  if (expected.kind === 'empty') {
+    return text === '' ? undefined : `body is ${quote(text)}, expected none`;
+  }
   let body: unknown;
   try {
-    body = JSON.parse(answer.body);
+    body = JSON.parse(text);
   } catch {
-    problems.push(`body is not JSON: ${quote(answer.body)}`);
-    return problems;
+    return `body is not JSON: ${quote(text)}`;
   }
-  const matches =
-    expected.body.kind === 'error'
-      ? isErrorShape(body, expected.status)
-      : isDeepStrictEqual(body, expected.body.value);
-  if (!matches) {
-    const wanted =
-      expected.body.kind === 'error'
-        ? `{"error":${expected.status},"message":"…"}`
-        : JSON.stringify(expected.body.value);
-    problems.push(`body is ${quote(answer.body)}, expected ${wanted}`);
+  switch (expected.kind) {
+    case 'error':
+      return isErrorShape(body, status)
+        ? undefined
+        : `body is ${quote(text)}, expected {"error":${status},"message":"…"}`;
+    case 'json':
+      return isDeepStrictEqual(body, expected.value)
+        ? undefined
+        : `body is ${quote(text)}, expected ${JSON.stringify(expected.value)}`;
+    case 'list':
+      return Array.isArray(body) && body.every(isListItem)
+        ? undefined
+        : `body is ${quote(text)}, expected [{"id":…,"name":"…"},…]`;
   }
-  return problems;
+}
+
+function isListItem(item: unknown): boolean {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
+  const { id, name } = item as Record<string, unknown>;
+  return typeof id === 'number' && typeof name === 'string';
 }
 
 function isErrorShape(body: unknown, status: number): boolean {

@@ -1,9 +1,12 @@
 import { ConfigError } from '../config.ts';
+import { type Operation, type OperationName, operations } from '../operations.ts';
 
 /** The variables the hook's construct sets and `loadHookConfig` reads. */
 export const hookEnvNames = {
   /** The qualified ARN of the version the deployment is about to send traffic to. */
   targetFunctionArn: 'TARGET_FUNCTION_ARN',
+  /** The operation that version serves (`create-plant`): its core cases are the ones run. */
+  operation: 'OPERATION',
   /** The user pool domain's token endpoint (`https://<domain>/oauth2/token`). */
   tokenUrl: 'TOKEN_URL',
   userPoolId: 'USER_POOL_ID',
@@ -22,6 +25,8 @@ export type TokenSource = {
 
 export type HookConfig = {
   readonly targetFunctionArn: string;
+  /** The operation the target serves, from `functions/operations.ts`. */
+  readonly operation: Operation & { readonly name: OperationName };
   /** Absent for an external issuer: then only the cases that need no token run. */
   readonly token?: TokenSource;
 };
@@ -46,8 +51,24 @@ export function loadHookConfig(env: Env): HookConfig {
         `(arn:aws:lambda:<region>:<account>:function:<name>:<version>): ${targetFunctionArn}`,
     );
   }
+  const operation = operationOf(env);
   const token = tokenSource(env);
-  return token === undefined ? { targetFunctionArn } : { targetFunctionArn, token };
+  return token === undefined
+    ? { targetFunctionArn, operation }
+    : { targetFunctionArn, operation, token };
+}
+
+/** One of the operations by its name: a hook that does not know what it checks checks nothing. */
+function operationOf(env: Env): HookConfig['operation'] {
+  const name = value(env, hookEnvNames.operation);
+  if (name === undefined) throw new ConfigError(`${hookEnvNames.operation} is not set`);
+  const operation = operations.find((each) => each.name === name);
+  if (operation === undefined) {
+    throw new ConfigError(
+      `${hookEnvNames.operation} is not one of ${operations.map((each) => each.name).join(', ')}: ${name}`,
+    );
+  }
+  return operation;
 }
 
 /** The configuration, or why there is none: a hook that cannot read it must still report. */

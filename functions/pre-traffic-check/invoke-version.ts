@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Operation } from '../operations.ts';
 import type { CoreAnswer, CoreRequest, Send } from './core-cases.ts';
+
+/** The route a request reaches: its method and its path as API Gateway writes it (`/plants/{id}`). */
+export type Route = Pick<Operation, 'method' | 'path'>;
 
 /** The version crashed, timed out, or answered something API Gateway could not send on. */
 export class VersionFailedError extends Error {
@@ -15,13 +19,14 @@ const userAgent = 'plant-store-pre-traffic-check';
 
 /**
  * A `send` that hands each request to one function version directly, as API Gateway's HTTP API
- * would (a payload 2.0 event, a synchronous invoke), and reads its answer as API Gateway would.
- * No API stage points at the new version before its traffic shifts, so this is the only way to
- * ask it anything first.
+ * would for the version's route (a payload 2.0 event, a synchronous invoke), and reads its answer
+ * as API Gateway would. No API stage points at the new version before its traffic shifts, so this
+ * is the only way to ask it anything first.
  */
 export function versionSender(
   lambda: LambdaClient,
   functionArn: string,
+  route: Route,
   abortSignal: () => AbortSignal,
 ): Send {
   const accountId = functionArn.split(':')[4] ?? '';
@@ -30,7 +35,7 @@ export function versionSender(
       new InvokeCommand({
         FunctionName: functionArn,
         InvocationType: 'RequestResponse',
-        Payload: JSON.stringify(payloadV2Event(request, accountId)),
+        Payload: JSON.stringify(payloadV2Event(request, accountId, route)),
       }),
       { abortSignal: abortSignal() },
     );
@@ -45,17 +50,29 @@ export function versionSender(
   };
 }
 
-/** An HTTP API request as API Gateway hands it to the integration, from a caller that is the hook. */
-export function payloadV2Event(request: CoreRequest, accountId: string): APIGatewayProxyEventV2 {
+/**
+ * An HTTP API request as API Gateway hands it to the integration of `route`, from a caller that is
+ * the hook: the route's key, its path parameters, and the query's parameters with a repeated
+ * name's values joined by commas, as API Gateway joins them.
+ */
+export function payloadV2Event(
+  request: CoreRequest,
+  accountId: string,
+  route: Route,
+): APIGatewayProxyEventV2 {
   const now = new Date();
   const [rawPath = '/', rawQueryString = ''] = request.path.split('?', 2);
-  const routeKey = `${request.method} ${rawPath}`;
+  const routeKey = `${route.method} ${route.path}`;
   const domainName = 'pre-traffic-check.invalid';
+  const pathParameters = pathParametersOf(route.path, rawPath);
+  const queryStringParameters = queryParametersOf(rawQueryString);
   return {
     version: '2.0',
     routeKey,
     rawPath,
     rawQueryString,
+    ...(queryStringParameters === undefined ? {} : { queryStringParameters }),
+    ...(pathParameters === undefined ? {} : { pathParameters }),
     headers: {
       ...request.headers,
       host: domainName,
@@ -83,6 +100,27 @@ export function payloadV2Event(request: CoreRequest, accountId: string): APIGate
     ...(request.body === undefined ? {} : { body: request.body }),
     isBase64Encoded: false,
   };
+}
+
+/** `{id: '42'}` for `/plants/{id}` and `/plants/42`; none for a route without parameters. */
+function pathParametersOf(template: string, path: string): Record<string, string> | undefined {
+  const names = template.split('/');
+  const values = path.split('/');
+  const parameters = names.flatMap((name, index) => {
+    const parameter = /^\{(\w+)\}$/.exec(name)?.[1];
+    return parameter === undefined ? [] : [[parameter, values[index] ?? ''] as const];
+  });
+  return parameters.length === 0 ? undefined : Object.fromEntries(parameters);
+}
+
+function queryParametersOf(query: string): Record<string, string> | undefined {
+  if (query === '') return undefined;
+  const parameters = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(query)) {
+    const earlier = parameters.get(name);
+    parameters.set(name, earlier === undefined ? value : `${earlier},${value}`);
+  }
+  return Object.fromEntries(parameters);
 }
 
 /** API Gateway's `requestContext.time`: `22/Nov/2026:16:15:00 +0000`. */

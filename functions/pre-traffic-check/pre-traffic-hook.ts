@@ -8,7 +8,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { ConfigError } from '../config.ts';
 import { errorChain, type Logger } from '../log.ts';
 import { readClientSecret, requestClientCredentialsToken } from './client-credentials.ts';
-import { type CoreCasesReport, freshPlantId, runCoreCases } from './core-cases.ts';
+import { type CoreCasesReport, coreCasesOf, freshPlantId, runCoreCases } from './core-cases.ts';
 import type { HookConfig } from './hook-config.ts';
 import { versionSender } from './invoke-version.ts';
 
@@ -32,14 +32,14 @@ export type PreTrafficHookDeps = {
  * leaves the deployment waiting for CodeDeploy's hour-long hook timeout.
  */
 const reportReserveMs = 10_000;
-/** Kept back from the token's retries for the cases: four invokes of a version that may start cold. */
+/** Kept back from the token's retries for the cases: a few invokes of a version that may start cold. */
 const casesReserveMs = 40_000;
 
 const externalIssuerNote =
   'No token configuration (external issuer): only the cases that need no token ran';
 
 /**
- * CodeDeploy's BeforeAllowTraffic hook: asks the new version the contract's core cases directly,
+ * CodeDeploy's BeforeAllowTraffic hook: asks the new version its operation's core cases directly,
  * before any caller reaches it, and reports Succeeded or Failed. It reports whatever happens
  * (a broken configuration, an unreachable pool, a version that crashes), and fails only when the
  * report itself cannot be made, which lets Lambda retry the whole hook.
@@ -58,10 +58,11 @@ export function makePreTrafficHook(deps: PreTrafficHookDeps) {
     let status: LifecycleEventStatus = 'Failed';
     let fields: Record<string, unknown>;
     try {
-      const { target, plantId, report } = await check(deps, deadline);
+      const { target, operation, plantId, report } = await check(deps, deadline);
       status = report.passed ? 'Succeeded' : 'Failed';
       fields = {
         target,
+        operation,
         plantId,
         cases: report.results,
         ...(report.skipped.length > 0 ? { skipped: report.skipped, note: externalIssuerNote } : {}),
@@ -90,7 +91,7 @@ export function makePreTrafficHook(deps: PreTrafficHookDeps) {
 async function check(
   deps: PreTrafficHookDeps,
   deadline: number,
-): Promise<{ target: string; plantId: string; report: CoreCasesReport }> {
+): Promise<{ target: string; operation: string; plantId: string; report: CoreCasesReport }> {
   const { config } = deps;
   if (config instanceof Error) throw config;
 
@@ -118,9 +119,15 @@ async function check(
   }
 
   const plantId = freshPlantId();
-  const send = versionSender(deps.lambda, config.targetFunctionArn, () => signalAt(deadline));
-  const report = await runCoreCases(send, { id: plantId, token });
-  return { target: config.targetFunctionArn, plantId, report };
+  const send = versionSender(deps.lambda, config.targetFunctionArn, config.operation, () =>
+    signalAt(deadline),
+  );
+  const report = await runCoreCases(send, {
+    id: plantId,
+    token,
+    cases: coreCasesOf[config.operation.name],
+  });
+  return { target: config.targetFunctionArn, operation: config.operation.name, plantId, report };
 }
 
 /** Aborts a call still running at `deadline` (a `Date.now()` value). */

@@ -13,7 +13,12 @@ import type { BuildOptions } from 'esbuild';
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 
-export const createPlantEntry = path.join(projectRoot, 'functions', 'create-plant', 'handler.ts');
+/** An operation's entry point: `functions/<name>/handler.ts`, exporting `handler`. */
+export const functionEntry = (name: string): string =>
+  path.join(projectRoot, 'functions', name, 'handler.ts');
+
+/** POST /plants, the bundle the benchmark measures as `shipped`. */
+export const createPlantEntry = functionEntry('create-plant');
 
 /** The BeforeAllowTraffic hook (infra/constructs/pre-traffic-check.ts). */
 export const preTrafficCheckEntry = path.join(
@@ -131,7 +136,10 @@ export const preTrafficCheckEsbuildOptions: BuildOptions = {
   external: [...preTrafficCheckExternalModules],
 };
 
-/** The same bundle for esbuild's JS API; the caller adds `outdir` and gets `outdir/index.mjs`. */
+/**
+ * The create-plant bundle for esbuild's JS API; the caller adds `outdir` and gets
+ * `outdir/index.mjs`. Every operation's bundle is this with its own entry (`esbuildOptionsFor`).
+ */
 export const esbuildBuildOptions: BuildOptions = {
   entryPoints: { index: createPlantEntry },
   bundle: true,
@@ -148,3 +156,9 @@ export const esbuildBuildOptions: BuildOptions = {
   external: [...externalModules],
   alias,
 };
+
+/** An operation's bundle for esbuild's JS API, as `cdk synth` builds it from `cdkBundlingOptions`. */
+export const esbuildOptionsFor = (name: string): BuildOptions => ({
+  ...esbuildBuildOptions,
+  entryPoints: { index: functionEntry(name) },
+});

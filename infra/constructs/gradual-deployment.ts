@@ -1,7 +1,11 @@
 import { Annotations, type CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ILambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
-import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import {
+  LambdaApplication,
+  LambdaDeploymentConfig,
+  LambdaDeploymentGroup,
+} from 'aws-cdk-lib/aws-codedeploy';
 import type { Alias, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 
@@ -53,12 +57,13 @@ export const shiftMinutes: Record<DeploymentConfigName, number> = {
   Linear10PercentEvery10Minutes: 100,
 };
 
-export interface GradualDeploymentProps {
+/** One function's releases: its alias, what rolls a shift back, and what checks it first. */
+export interface FunctionRelease {
+  /** The deployment group's construct id, after the function's (`CreatePlant`). */
+  readonly id: string;
   /** The alias callers invoke; its version is what each deploy moves. */
   readonly alias: Alias;
-  /** How traffic moves to the new version. */
-  readonly deploymentConfig: DeploymentConfigName;
-  /** Any of these in ALARM while traffic moves rolls the alias back to the previous version. */
+  /** Any of these in ALARM while traffic moves rolls this alias back to the previous version. */
   readonly rollbackAlarms: readonly IAlarm[];
   /**
    * CodeDeploy's BeforeAllowTraffic hook: it checks the new version before any traffic moves to
@@ -66,50 +71,41 @@ export interface GradualDeploymentProps {
    * @default - no hook
    */
   readonly preTrafficHook?: IFunction;
+}
+
+export interface GradualDeploymentProps {
+  /** Each function released through its alias: one deployment group each. */
+  readonly releases: readonly FunctionRelease[];
+  /** How traffic moves to the new version, for every function alike. */
+  readonly deploymentConfig: DeploymentConfigName;
   /**
    * Deploy without reading the rollback alarms, for an emergency fix that must go out while they
-   * fire. The hook still runs, and a failed or stopped deployment still rolls back.
+   * fire. The hooks still run, and a failed or stopped deployment still rolls back.
    * @default false
    */
   readonly ignoreAlarmConfiguration?: boolean;
 }
 
 /**
- * Shifts the alias to each newly published version through CodeDeploy instead of at once:
- * CloudFormation hands the alias update to the deployment group and waits for it, so `cdk deploy`
- * ends when the shift has finished or been rolled back (and then fails, rolling the stack back).
+ * Shifts each alias to its newly published version through CodeDeploy instead of at once: one
+ * application, and a deployment group per function, so that each function's release is checked,
+ * watched and rolled back on its own. CloudFormation hands each alias update to its group and
+ * waits for it, so `cdk deploy` ends when every shift has finished or been rolled back (and then
+ * fails, rolling the stack back).
  */
 export class GradualDeployment extends Construct {
-  readonly deploymentGroup: LambdaDeploymentGroup;
+  readonly application: LambdaApplication;
+  /** By the release's id. */
+  readonly deploymentGroups: ReadonlyMap<string, LambdaDeploymentGroup>;
 
   constructor(scope: Construct, id: string, props: GradualDeploymentProps) {
     super(scope, id);
-
-    this.deploymentGroup = new LambdaDeploymentGroup(this, 'DeploymentGroup', {
-      alias: props.alias,
-      deploymentConfig: deploymentConfigs[props.deploymentConfig],
-      alarms: [...props.rollbackAlarms],
-      ignoreAlarmConfiguration: props.ignoreAlarmConfiguration ?? false,
-      autoRollback: { failedDeployment: true, deploymentInAlarm: true, stoppedDeployment: true },
-      preHook: props.preTrafficHook,
-    });
-
-    // CloudFormation updates the alias (and so starts the shift) only after the alarms, which name
-    // the new version, the deployment group, which lists them, and the hook, which targets that
-    // version: otherwise a deployment could run watched or checked by last release's.
-    props.alias.node.addDependency(...props.rollbackAlarms, this.deploymentGroup);
-    const hook = props.preTrafficHook;
-    if (hook !== undefined) {
-      // The role too: its policy, which lets the hook invoke the version, changes with it.
-      props.alias.node.addDependency(hook, ...(hook.role === undefined ? [] : [hook.role]));
-      const hookId = Stack.of(this).resolve((hook.node.defaultChild as CfnResource).logicalId);
-      Validations.of(this.deploymentGroup).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${hookId}.Arn>:*]`,
-        reason:
-          "LambdaDeploymentGroup's preHook lets CodeDeploy invoke the hook function and any of " +
-          'its versions and aliases; the hook has neither, so this names one function only.',
-      });
+    this.application = new LambdaApplication(this, 'Application');
+    const groups = new Map<string, LambdaDeploymentGroup>();
+    for (const release of props.releases) {
+      groups.set(release.id, this.#release(release, props));
     }
+    this.deploymentGroups = groups;
 
     if (props.ignoreAlarmConfiguration === true) {
       Annotations.of(this).addWarningV2(
@@ -118,13 +114,43 @@ export class GradualDeployment extends Construct {
           'rollback alarms. Turn it off again with the next deploy.',
       );
     }
+  }
 
-    Validations.of(this.deploymentGroup).acknowledge({
+  #release(release: FunctionRelease, props: GradualDeploymentProps): LambdaDeploymentGroup {
+    const group = new LambdaDeploymentGroup(this, release.id, {
+      application: this.application,
+      alias: release.alias,
+      deploymentConfig: deploymentConfigs[props.deploymentConfig],
+      alarms: [...release.rollbackAlarms],
+      ignoreAlarmConfiguration: props.ignoreAlarmConfiguration ?? false,
+      autoRollback: { failedDeployment: true, deploymentInAlarm: true, stoppedDeployment: true },
+      preHook: release.preTrafficHook,
+    });
+
+    // CloudFormation updates the alias (and so starts the shift) only after the alarms, which name
+    // the new version, the deployment group, which lists them, and the hook, which targets that
+    // version: otherwise a deployment could run watched or checked by last release's.
+    release.alias.node.addDependency(...release.rollbackAlarms, group);
+    const hook = release.preTrafficHook;
+    if (hook !== undefined) {
+      // The role too: its policy, which lets the hook invoke the version, changes with it.
+      release.alias.node.addDependency(hook, ...(hook.role === undefined ? [] : [hook.role]));
+      const hookId = Stack.of(this).resolve((hook.node.defaultChild as CfnResource).logicalId);
+      Validations.of(group).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${hookId}.Arn>:*]`,
+        reason:
+          "LambdaDeploymentGroup's preHook lets CodeDeploy invoke the hook function and any of " +
+          'its versions and aliases; the hook has neither, so this names one function only.',
+      });
+    }
+
+    Validations.of(group).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
       reason:
         "LambdaDeploymentGroup always attaches CodeDeploy's own service policy for Lambda, its " +
         'limited variant (read and update aliases, read alarms, invoke CodeDeployHook_* hooks), ' +
         'which AWS maintains as CodeDeploy changes; it grants no access to the table or the pool.',
     });
+    return group;
   }
 }

@@ -11,7 +11,11 @@ import {
 } from 'aws-cdk-lib/aws-cognito';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { TokenIssuerConfig } from './create-plant-function.ts';
+import { type Operation, routeKey } from '../../functions/operations.ts';
+import type { ApiScope, TokenIssuerConfig } from './operation-function.ts';
+
+/** The resource server every scope belongs to: `plants/read` is its scope `read`. */
+const resourceServerIdentifier = 'plants';
 
 export interface MachineAuthProps {
   /**
@@ -25,18 +29,21 @@ export interface MachineAuthProps {
    * @default Duration.hours(1)
    */
   readonly accessTokenValidity?: Duration;
+  /** The operations whose scopes the resource server defines and the client may request. */
+  readonly operations: readonly Operation[];
 }
 
 /**
  * A Cognito user pool used only as an OAuth 2.0 authorization server for machine clients:
- * a resource server `plants` with the scope `write` (`plants/write` in the token), one app client
- * with a secret and the client-credentials grant, and a domain for the token endpoint.
+ * a resource server `plants` with the scopes the operations require (`read` and `write`,
+ * `plants/read` and `plants/write` in the token), one app client with a secret, the
+ * client-credentials grant and every one of those scopes, and a domain for the token endpoint.
  */
 export class MachineAuth extends Construct {
   readonly userPool: IUserPool;
   readonly client: IUserPoolClient;
-  /** The full scope string tokens carry, `plants/write`. */
-  readonly scope: string;
+  /** Each scope the operations require, as tokens carry it (`plants/write`). */
+  readonly scopes: Readonly<Partial<Record<ApiScope, string>>>;
   /** `POST` here with the client id and secret (HTTP Basic) and `grant_type=client_credentials`. */
   readonly tokenUrl: string;
   /** What the function trusts: the pool as issuer, its JWKS, and the client id as audience. */
@@ -72,17 +79,33 @@ export class MachineAuth extends Construct {
     const issuerConfiguration: CfnUserPool.IssuerConfigurationProperty = { type: 'ORIGINAL' };
     (userPool.node.defaultChild as CfnUserPool).issuerConfiguration = issuerConfiguration;
 
-    const writeScope = new ResourceServerScope({
-      scopeName: 'write',
-      scopeDescription: 'Create plants',
+    // One resource-server scope per scope an operation requires, described by the routes that
+    // require it: a new operation with a new scope gets it here, and the client may request it.
+    const { operations } = props;
+    const required = [...new Set(operations.map((operation) => operation.scope))];
+    const scopes = required.map((scope) => {
+      const [identifier, scopeName = ''] = scope.split('/');
+      if (identifier !== resourceServerIdentifier) {
+        throw new Error(`scope ${scope} is not one of the resource server "plants"`);
+      }
+      const routes = operations.filter((operation) => operation.scope === scope).map(routeKey);
+      return {
+        scope,
+        serverScope: new ResourceServerScope({ scopeName, scopeDescription: routes.join(', ') }),
+      };
     });
     const resourceServer = userPool.addResourceServer('ResourceServer', {
-      identifier: 'plants',
+      identifier: resourceServerIdentifier,
       userPoolResourceServerName: 'Plant Store API',
-      scopes: [writeScope],
+      scopes: scopes.map(({ serverScope }) => serverScope),
     });
-    const oauthScope = OAuthScope.resourceServer(resourceServer, writeScope);
-    this.scope = oauthScope.scopeName;
+    const oauthScopes = scopes.map(({ scope, serverScope }) => ({
+      scope,
+      oauthScope: OAuthScope.resourceServer(resourceServer, serverScope),
+    }));
+    this.scopes = Object.fromEntries(
+      oauthScopes.map(({ scope, oauthScope }) => [scope, oauthScope.scopeName]),
+    );
 
     const client = userPool.addClient('MachineClient', {
       generateSecret: true,
@@ -98,7 +121,7 @@ export class MachineAuth extends Construct {
       },
       oAuth: {
         flows: { clientCredentials: true },
-        scopes: [oauthScope],
+        scopes: oauthScopes.map(({ oauthScope }) => oauthScope),
       },
       supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
       accessTokenValidity: props.accessTokenValidity ?? Duration.hours(1),
@@ -120,7 +143,8 @@ export class MachineAuth extends Construct {
       jwksUrl: `${issuer}/.well-known/jwks.json`,
       // Cognito access tokens carry no `aud`; the handler matches `client_id` instead.
       audiences: [client.userPoolClientId],
-      scope: this.scope,
+      // As the resource server names them, so that each function's scope refers to it.
+      scopes: this.scopes,
     };
 
     Validations.of(userPool).acknowledge(

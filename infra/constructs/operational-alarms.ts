@@ -20,9 +20,14 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { metricsNamespace } from '../../functions/http/request-metrics.ts';
+import { type Operation, routeKey } from '../../functions/operations.ts';
+import { serverFailureCounters } from '../operation-outcomes.ts';
+import { operationConstructId } from './operation-function.ts';
 import { tableThrottledRequests } from './table-metrics.ts';
 
-export interface OperationalAlarmsProps {
+/** An operation's function as the alarms watch it (an `OperationFunction`). */
+export interface AlarmedOperation {
+  readonly operation: Operation;
   readonly function: IFunction;
   /**
    * The alias the API invokes, pointing at the version this deploy publishes (which a traffic
@@ -30,7 +35,12 @@ export interface OperationalAlarmsProps {
    */
   readonly alias: IAlias;
   /** Where the function writes its request lines, which carry the version that answered. */
-  readonly functionLogGroup: ILogGroup;
+  readonly logGroup: ILogGroup;
+}
+
+export interface OperationalAlarmsProps {
+  /** Each operation's function: its own paging alarms, and its own rollback alarms. */
+  readonly operations: readonly AlarmedOperation[];
   readonly api: IHttpApi;
   readonly table: ITable;
   /**
@@ -65,26 +75,31 @@ export const versionMetrics = {
 } as const;
 
 /**
- * The alarms that should wake an operator: the function failing or throttled, clients getting
- * 5xx or slow answers, DynamoDB refusing work; and, on 1-minute periods, the two `rollbackAlarms`
- * on the version being deployed, which let CodeDeploy roll a traffic shift back. Each fires on its
- * first bad datapoint or on two of three, and none fires on silence: an idle API has no
- * datapoints, and that is not an incident.
+ * The alarms that should wake an operator: any operation's function failing, answering 5xx or
+ * throttled; clients getting 5xx or slow answers from the API; DynamoDB refusing work. And, per
+ * operation on 1-minute periods, the two rollback alarms on the version being deployed
+ * (`rollbackAlarmsOf`), which let CodeDeploy roll that function's traffic shift back, and no other
+ * function's. Each fires on its first bad datapoint or on two of three, and none fires on silence:
+ * an idle API has no datapoints, and that is not an incident.
  */
 export class OperationalAlarms extends Construct {
   /** Every alarm, the rollback alarms included; with alarmEmail, each notifies the topic. */
   readonly alarms: readonly IAlarm[];
-  /** The alarms that roll a traffic shift back when they fire during it. */
-  readonly rollbackAlarms: readonly IAlarm[];
   readonly topic?: ITopic;
+  readonly #rollbackAlarms = new Map<string, readonly IAlarm[]>();
 
   constructor(scope: Construct, id: string, props: OperationalAlarmsProps) {
     super(scope, id);
-    const { function: fn, api, table } = props;
+    const { api, table } = props;
 
     const alarms: Alarm[] = [];
-    const alarm = (alarmId: string, metric: IMetric, options: AlarmShape): Alarm => {
-      const created = new Alarm(this, alarmId, {
+    const alarm = (
+      where: Construct,
+      alarmId: string,
+      metric: IMetric,
+      options: AlarmShape,
+    ): Alarm => {
+      const created = new Alarm(where, alarmId, {
         metric,
         threshold: options.threshold,
         comparisonOperator: options.comparisonOperator,
@@ -97,24 +112,10 @@ export class OperationalAlarms extends Construct {
       alarms.push(created);
       return created;
     };
+    const serverErrorRatePercent = props.serverErrorRatePercent ?? 5;
 
-    // The handler turns every expected failure into a response, so a Lambda error means a crash,
-    // a timeout or a failed cold start: worth a page at the first one.
-    alarm('FunctionErrors', fn.metricErrors({ period, statistic: Stats.SUM }), {
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      description:
-        'create-plant threw, timed out or failed to start. Read its log group for the request id.',
-    });
-
-    alarm('FunctionThrottles', fn.metricThrottles({ period, statistic: Stats.SUM }), {
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      description:
-        'create-plant hit its concurrency limit; clients got 5xx. Check the account concurrency.',
-    });
-
-    // A rate, not a count, so that the threshold means the same at 1 and at 1000 requests/s.
+    // A rate, not a count, so that the threshold means the same at 1 and at 1000 requests/s. The
+    // gateway's own view: it also counts a 5xx no function answered (a failed integration).
     const serverErrorRate = new MathExpression({
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
       usingMetrics: {
@@ -124,18 +125,18 @@ export class OperationalAlarms extends Construct {
       period,
       label: 'API 5xx rate (%)',
     });
-    const serverErrorRatePercent = props.serverErrorRatePercent ?? 5;
-    alarm('Api5xxRate', serverErrorRate, {
+    alarm(this, 'Api5xxRate', serverErrorRate, {
       threshold: serverErrorRatePercent,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
       description:
-        'More than the allowed share of POST /plants answers were 5xx (503 = store or issuer ' +
-        'unavailable, 500 = bug) in two of the last three 5-minute periods.',
+        'More than the allowed share of all answers of the API were 5xx (503 = store or issuer ' +
+        'unavailable, 500 = bug or a failed integration) in two of the last three 5-minute ' +
+        "periods. Each operation's own 5xx rate has an alarm of its own.",
     });
 
-    alarm('ApiP99Latency', api.metricLatency({ period, statistic: Stats.p(99) }), {
+    alarm(this, 'ApiP99Latency', api.metricLatency({ period, statistic: Stats.p(99) }), {
       threshold: (props.p99LatencyThreshold ?? Duration.seconds(2)).toMilliseconds(),
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
@@ -145,97 +146,82 @@ export class OperationalAlarms extends Construct {
         'Compare with the function duration and the DynamoDB latency.',
     });
 
-    alarm('TableThrottledRequests', tableThrottledRequests(table, period), {
+    const calls = [
+      ...new Set(props.operations.flatMap(({ operation }) => operation.dynamodbActions)),
+    ];
+    alarm(this, 'TableThrottledRequests', tableThrottledRequests(table, period, calls), {
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       description:
-        'DynamoDB throttled PutItem or GetItem on the plants table (hot key or account limit); ' +
-        'the function retries, then answers 503.',
+        `DynamoDB throttled a call on the plants table (${calls.join(', ')}; hot key or ` +
+        'account limit); the function retries, then answers 503.',
     });
 
-    // The rollback alarms. The paging alarms above need 5 to 15 minutes of data, longer than a
-    // canary lasts, so these read 1-minute periods. CodeDeploy watches them only while it shifts
-    // traffic, and rolls back when one is in ALARM. Both judge the version being deployed by its
-    // own invocations alone, whatever the old version or a dependency does meanwhile.
-    //
-    // Each is named for that version. CloudWatch keeps an alarm's state when its definition
-    // changes, so an alarm updated in place could start a deployment in last release's ALARM; a
-    // new name makes CloudFormation replace it with a fresh one for every version published.
-    const { alias } = props;
-    const version = alias.version.version;
-    const rollbackAlarmName = (name: string) => `${Stack.of(this).stackName}-${name}-${version}`;
+    const stackName = Stack.of(this).stackName;
+    for (const target of props.operations) {
+      const { operation, function: fn } = target;
+      const each = new Construct(this, operationConstructId(operation));
+      const route = routeKey(operation);
 
-    // Lambda counts the invocations of a weighted alias by ExecutedVersion: a crash, a timeout
-    // or a failed cold start of the new version.
-    const deployedVersionErrors = new Metric({
-      namespace: 'AWS/Lambda',
-      metricName: 'Errors',
-      dimensionsMap: {
-        FunctionName: fn.functionName,
-        Resource: `${fn.functionName}:${alias.aliasName}`,
-        ExecutedVersion: version,
-      },
-      statistic: Stats.SUM,
-      period: deploymentPeriod,
-    });
-    const rollbackOnVersionErrors = alarm('DeployedVersionErrors', deployedVersionErrors, {
-      alarmName: rollbackAlarmName('DeployedVersionErrors'),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      description:
-        'The create-plant version being deployed threw, timed out or failed to start. During a ' +
-        'traffic shift, CodeDeploy rolls the live alias back to the previous version.',
-    });
-
-    // The handler turns its own failures into answers, so a version that answers 500 is no
-    // Lambda error: its request lines count it. Only the outcome `error` (a 500, a bug) counts,
-    // not a 503, which says DynamoDB or the issuer is unavailable to every version alike.
-    const request = FilterPattern.stringValue('$.message', '=', 'request');
-    const filters: MetricFilter[] = [];
-    const countByVersion = (filterId: string, metricName: string, pattern = request) => {
-      const filter = new MetricFilter(this, filterId, {
-        logGroup: props.functionLogGroup,
-        filterPattern: pattern,
-        metricNamespace: metricsNamespace,
-        metricName,
-        metricValue: '1',
-        dimensions: { ...versionMetrics.dimensions },
+      // The handler turns every expected failure into a response, so a Lambda error means a
+      // crash, a timeout or a failed cold start: worth a page at the first one.
+      alarm(each, 'FunctionErrors', fn.metricErrors({ period, statistic: Stats.SUM }), {
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        description: `${operation.name} (${route}) threw, timed out or failed to start. Read its log group for the request id.`,
       });
-      filters.push(filter);
-      return filter.metric({
-        dimensionsMap: { Service: fn.functionName, FunctionVersion: version },
-        statistic: Stats.SUM,
-        period: deploymentPeriod,
+
+      alarm(each, 'FunctionThrottles', fn.metricThrottles({ period, statistic: Stats.SUM }), {
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        description: `${operation.name} (${route}) hit its concurrency limit; clients got 5xx. Check the account concurrency.`,
       });
-    };
-    const failureRate = new MathExpression({
-      expression: 'IF(requests > 0, 100 * FILL(failures, 0) / requests, 0)',
-      usingMetrics: {
-        requests: countByVersion('VersionRequests', versionMetrics.requests),
-        failures: countByVersion(
-          'VersionFailures',
-          versionMetrics.failures,
-          FilterPattern.all(request, FilterPattern.stringValue('$.outcome', '=', 'error')),
-        ),
-      },
-      period: deploymentPeriod,
-      label: 'Deployed version 500 rate (%)',
-    });
-    // Two bad minutes of three keep a single unlucky request at low traffic from rolling back.
-    const rollbackOnServerErrors = alarm('DeployedVersionFailureRate', failureRate, {
-      alarmName: rollbackAlarmName('DeployedVersionFailureRate'),
-      threshold: serverErrorRatePercent,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      description:
-        'More than the allowed share of the answers of the create-plant version being deployed ' +
-        'were 500s in two of the last three minutes. During a traffic shift, CodeDeploy rolls ' +
-        'the live alias back to the previous version.',
-    });
-    // Counting from the first line the new version writes, the pre-traffic check's included.
-    rollbackOnServerErrors.node.addDependency(...filters);
-    this.rollbackAlarms = [rollbackOnVersionErrors, rollbackOnServerErrors];
+
+      // The operation's own share of 5xx answers, from the counters its request lines carry: a
+      // rarely called operation failing every time would vanish in the API-wide rate.
+      const failures = Object.fromEntries(
+        serverFailureCounters.map((counter) => [
+          counter.toLowerCase(),
+          new Metric({
+            namespace: metricsNamespace,
+            metricName: counter,
+            dimensionsMap: { Service: fn.functionName },
+            statistic: Stats.SUM,
+            period,
+          }),
+        ]),
+      );
+      const failureSum = Object.keys(failures)
+        .map((key) => `FILL(${key}, 0)`)
+        .join(' + ');
+      alarm(
+        each,
+        'ServerErrorRate',
+        new MathExpression({
+          expression: `IF(invocations > 0, 100 * (${failureSum}) / invocations, 0)`,
+          usingMetrics: {
+            ...failures,
+            invocations: fn.metricInvocations({ period, statistic: Stats.SUM }),
+          },
+          period,
+          label: `${operation.name} 5xx rate (%)`,
+        }),
+        {
+          threshold: serverErrorRatePercent,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 2,
+          description:
+            `More than the allowed share of ${route} answers were 5xx (${serverFailureCounters.join(', ')}) ` +
+            'in two of the last three 5-minute periods.',
+        },
+      );
+
+      this.#rollbackAlarms.set(
+        operation.name,
+        rollbackAlarms(each, target, { alarm, stackName, serverErrorRatePercent }),
+      );
+    }
 
     this.alarms = alarms;
 
@@ -285,6 +271,111 @@ export class OperationalAlarms extends Construct {
       });
     }
   }
+
+  /** The alarms that roll the operation's traffic shift back when they fire during it. */
+  rollbackAlarmsOf(operation: Pick<Operation, 'name'>): readonly IAlarm[] {
+    const found = this.#rollbackAlarms.get(operation.name);
+    if (found === undefined) throw new Error(`no alarms for the operation ${operation.name}`);
+    return found;
+  }
+}
+
+/**
+ * The rollback alarms of one operation's function. The paging alarms need 5 to 15 minutes of
+ * data, longer than a canary lasts, so these read 1-minute periods. CodeDeploy watches them only
+ * while it shifts that function's traffic, and rolls back when one is in ALARM. Both judge the
+ * version being deployed by its own invocations alone, whatever the old version, another
+ * operation or a dependency does meanwhile.
+ *
+ * Each is named for its operation and version. CloudWatch keeps an alarm's state when its
+ * definition changes, so an alarm updated in place could start a deployment in last release's
+ * ALARM; a new name makes CloudFormation replace it with a fresh one for every version published.
+ */
+function rollbackAlarms(
+  scope: Construct,
+  target: AlarmedOperation,
+  shared: {
+    readonly alarm: (where: Construct, id: string, metric: IMetric, shape: AlarmShape) => Alarm;
+    readonly stackName: string;
+    readonly serverErrorRatePercent: number;
+  },
+): IAlarm[] {
+  const { operation, function: fn, alias } = target;
+  const { alarm } = shared;
+  const version = alias.version.version;
+  const alarmName = (name: string) => `${shared.stackName}-${name}-${operation.name}-${version}`;
+
+  // Lambda counts the invocations of a weighted alias by ExecutedVersion: a crash, a timeout or
+  // a failed cold start of the new version.
+  const deployedVersionErrors = new Metric({
+    namespace: 'AWS/Lambda',
+    metricName: 'Errors',
+    dimensionsMap: {
+      FunctionName: fn.functionName,
+      Resource: `${fn.functionName}:${alias.aliasName}`,
+      ExecutedVersion: version,
+    },
+    statistic: Stats.SUM,
+    period: deploymentPeriod,
+  });
+  const onVersionErrors = alarm(scope, 'DeployedVersionErrors', deployedVersionErrors, {
+    alarmName: alarmName('DeployedVersionErrors'),
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    description:
+      `The ${operation.name} version being deployed threw, timed out or failed to start. During ` +
+      'a traffic shift, CodeDeploy rolls its live alias back to the previous version.',
+  });
+
+  // The handler turns its own failures into answers, so a version that answers 500 is no Lambda
+  // error: its request lines count it. Only the outcome `error` (a 500, a bug) counts, not a 503,
+  // which says DynamoDB or the issuer is unavailable to every version alike.
+  const request = FilterPattern.stringValue('$.message', '=', 'request');
+  const filters: MetricFilter[] = [];
+  const countByVersion = (filterId: string, metricName: string, pattern = request) => {
+    const filter = new MetricFilter(scope, filterId, {
+      logGroup: target.logGroup,
+      filterPattern: pattern,
+      metricNamespace: metricsNamespace,
+      metricName,
+      metricValue: '1',
+      dimensions: { ...versionMetrics.dimensions },
+    });
+    filters.push(filter);
+    return filter.metric({
+      dimensionsMap: { Service: fn.functionName, FunctionVersion: version },
+      statistic: Stats.SUM,
+      period: deploymentPeriod,
+    });
+  };
+  const failureRate = new MathExpression({
+    expression: 'IF(requests > 0, 100 * FILL(failures, 0) / requests, 0)',
+    usingMetrics: {
+      requests: countByVersion('VersionRequests', versionMetrics.requests),
+      failures: countByVersion(
+        'VersionFailures',
+        versionMetrics.failures,
+        FilterPattern.all(request, FilterPattern.stringValue('$.outcome', '=', 'error')),
+      ),
+    },
+    period: deploymentPeriod,
+    label: 'Deployed version 500 rate (%)',
+  });
+  // Two bad minutes of three keep a single unlucky request at low traffic from rolling back.
+  const onServerErrors = alarm(scope, 'DeployedVersionFailureRate', failureRate, {
+    alarmName: alarmName('DeployedVersionFailureRate'),
+    threshold: shared.serverErrorRatePercent,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 3,
+    datapointsToAlarm: 2,
+    description:
+      `More than the allowed share of the answers of the ${operation.name} version being ` +
+      'deployed were 500s in two of the last three minutes. During a traffic shift, CodeDeploy ' +
+      'rolls its live alias back to the previous version.',
+  });
+  // Counting from the first line the new version writes, the pre-traffic check's included.
+  onServerErrors.node.addDependency(...filters);
+  return [onVersionErrors, onServerErrors];
 }
 
 interface AlarmShape {

@@ -4,6 +4,7 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  type IWidget,
   LogQueryWidget,
   MathExpression,
   Metric,
@@ -14,43 +15,47 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { failureCounters } from '../../functions/failures.ts';
+import { metricsNamespace } from '../../functions/http/request-metrics.ts';
+import { type Operation, routeKey } from '../../functions/operations.ts';
+import { ownCounters } from '../operation-outcomes.ts';
 import { tableThrottledRequests } from './table-metrics.ts';
 
-export interface OperationsDashboardProps {
+/** An operation's function as the dashboard shows it (an `OperationFunction`). */
+export interface DashboardOperation {
+  readonly operation: Operation;
   readonly function: IFunction;
-  /** The function's log group: its platform REPORT lines carry the cold starts' init duration. */
-  readonly functionLogGroup: ILogGroup;
+  /** Its platform REPORT lines carry the cold starts' init duration. */
+  readonly logGroup: ILogGroup;
+}
+
+export interface OperationsDashboardProps {
+  /** A row of widgets each, in this order. */
+  readonly operations: readonly DashboardOperation[];
   readonly api: IHttpApi;
   readonly table: ITable;
 }
 
-/** The handler's Embedded Metric Format namespace (functions/http/request-metrics.ts). */
-const appNamespace = 'PlantStore';
 const period = Duration.minutes(5);
-const width = 8;
 
 /**
  * One CloudWatch dashboard that answers "is it healthy, and if not, where": the API as clients
- * see it, the function, the table, and what the handler counted (creates, replays, conflicts,
- * auth failures by reason, validation failures, store latency).
+ * see it and the table; then, for each operation, its function (invocations, errors, throttles,
+ * duration) and what its handler counted (its own outcomes, auth failures by reason, validation
+ * failures, store latency, what was unavailable).
  */
 export class OperationsDashboard extends Construct {
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
     super(scope, id);
-    const { function: fn, api, table } = props;
-    // The handler names its `Service` dimension after the function, so stages never mix.
-    const app = (metricName: string, statistic: string = Stats.SUM) =>
-      new Metric({
-        namespace: appNamespace,
-        metricName,
-        dimensionsMap: { Service: fn.functionName },
-        statistic,
-        period,
-      });
-    const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
+    const { api, table } = props;
+    const graph = (title: string, width: number, left: IMetric[], right: IMetric[] = []) =>
       new GraphWidget({ title, left, right, width, height: 6 });
+    const calls = [
+      ...new Set(props.operations.flatMap(({ operation }) => operation.dynamodbActions)),
+    ];
+    const routes = props.operations.map(({ operation }) => `\`${routeKey(operation)}\``).join(', ');
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
@@ -58,20 +63,20 @@ export class OperationsDashboard extends Construct {
         [
           new TextWidget({
             markdown:
-              '# Plant Store API\n`POST /plants`: API Gateway HTTP API → Lambda → DynamoDB. ' +
-              'A 5xx or an alarm: find the `apiRequestId` in the access log, then the same id in ' +
-              'the function log (`requestId`, `traceId`).',
+              `# Plant Store API\n${routes}: API Gateway HTTP API → one Lambda function per ` +
+              'operation → DynamoDB. A 5xx or an alarm: find the `apiRequestId` in the access ' +
+              "log, then the same id in that operation's function log (`requestId`, `traceId`).",
             width: 24,
             height: 2,
           }),
         ],
         [
-          graph('API requests, 4xx and 5xx', [
+          graph('API requests, 4xx and 5xx', 8, [
             api.metricCount({ period, statistic: Stats.SUM, label: 'requests' }),
             api.metricClientError({ period, statistic: Stats.SUM, label: '4xx' }),
             api.metricServerError({ period, statistic: Stats.SUM, label: '5xx' }),
           ]),
-          graph('API latency', [
+          graph('API latency', 8, [
             api.metricLatency({ period, statistic: Stats.p(50), label: 'p50' }),
             api.metricLatency({ period, statistic: Stats.p(99), label: 'p99' }),
             api.metricIntegrationLatency({
@@ -80,56 +85,87 @@ export class OperationsDashboard extends Construct {
               label: 'integration p99',
             }),
           ]),
-          graph('Function duration', [
-            fn.metricDuration({ period, statistic: Stats.p(50), label: 'p50' }),
-            fn.metricDuration({ period, statistic: Stats.p(99), label: 'p99' }),
-          ]),
-        ],
-        [
-          graph(
-            'Function invocations, errors and throttles',
-            [fn.metricInvocations({ period, statistic: Stats.SUM, label: 'invocations' })],
-            [
-              fn.metricErrors({ period, statistic: Stats.SUM, label: 'errors' }),
-              fn.metricThrottles({ period, statistic: Stats.SUM, label: 'throttles' }),
-            ],
-          ),
-          new LogQueryWidget({
-            title: 'Cold starts (init duration, ms)',
-            logGroupNames: [props.functionLogGroup.logGroupName],
-            queryLines: [
-              'filter type = "platform.report" and ispresent(record.metrics.initDurationMs)',
-              'stats count() as coldStarts, avg(record.metrics.initDurationMs) as avgInitMs, max(record.metrics.initDurationMs) as maxInitMs by bin(5m)',
-            ],
-            width,
-            height: 6,
-          }),
           graph(
             'Table capacity and throttles',
+            8,
             [
               table.metricConsumedWriteCapacityUnits({ period, label: 'consumed WCU' }),
               table.metricConsumedReadCapacityUnits({ period, label: 'consumed RCU' }),
             ],
-            [tableThrottledRequests(table, period)],
+            [tableThrottledRequests(table, period, calls)],
           ),
         ],
         [
-          graph('Creates', [app('PlantsCreated'), app('CreatesReplayed'), app('CreateConflicts')]),
-          graph('Refused requests', [
-            new MathExpression({
-              expression: `SEARCH('{${appNamespace},Service,AuthFailureReason} MetricName="AuthFailures" Service="${fn.functionName}"', 'Sum', 300)`,
-              label: 'auth failures:',
-              period,
-            }),
-            app('ValidationFailures'),
-          ]),
-          graph(
-            'Store latency, and what was unavailable',
-            [app('StoreLatency', Stats.p(50)), app('StoreLatency', Stats.p(99))],
-            [app('StoreUnavailable'), app('IssuerUnavailable'), app('Errors')],
-          ),
+          new LogQueryWidget({
+            title: 'Cold starts by function (init duration, ms)',
+            logGroupNames: props.operations.map(({ logGroup }) => logGroup.logGroupName),
+            queryLines: [
+              'filter type = "platform.report" and ispresent(record.metrics.initDurationMs)',
+              'stats count() as coldStarts, avg(record.metrics.initDurationMs) as avgInitMs, max(record.metrics.initDurationMs) as maxInitMs by bin(5m), @log',
+            ],
+            width: 24,
+            height: 6,
+          }),
         ],
+        ...props.operations.map((each) => operationRow(each, graph)),
       ],
     });
   }
+}
+
+/** One operation's row: its function, then what its handler counted. */
+function operationRow(
+  { operation, function: fn }: DashboardOperation,
+  graph: (title: string, width: number, left: IMetric[], right?: IMetric[]) => GraphWidget,
+): IWidget[] {
+  const route = routeKey(operation);
+  // The handler names its `Service` dimension after the function, so stages never mix.
+  const app = (metricName: string, statistic: string = Stats.SUM) =>
+    new Metric({
+      namespace: metricsNamespace,
+      metricName,
+      dimensionsMap: { Service: fn.functionName },
+      statistic,
+      period,
+    });
+  return [
+    graph(
+      `${route}: invocations, errors and throttles`,
+      6,
+      [fn.metricInvocations({ period, statistic: Stats.SUM, label: 'invocations' })],
+      [
+        fn.metricErrors({ period, statistic: Stats.SUM, label: 'errors' }),
+        fn.metricThrottles({ period, statistic: Stats.SUM, label: 'throttles' }),
+      ],
+    ),
+    graph(`${route}: function duration`, 6, [
+      fn.metricDuration({ period, statistic: Stats.p(50), label: 'p50' }),
+      fn.metricDuration({ period, statistic: Stats.p(99), label: 'p99' }),
+    ]),
+    graph(
+      `${route}: outcomes, and refused requests`,
+      6,
+      ownCounters(operation.name).map((counter) => app(counter)),
+      [
+        new MathExpression({
+          expression: `SEARCH('{${metricsNamespace},Service,AuthFailureReason} MetricName="${failureCounters.unauthorized}" Service="${fn.functionName}"', 'Sum', 300)`,
+          label: 'auth failures:',
+          period,
+        }),
+        app(failureCounters.invalid),
+      ],
+    ),
+    graph(
+      `${route}: store latency, and what was unavailable`,
+      6,
+      [app('StoreLatency', Stats.p(50)), app('StoreLatency', Stats.p(99))],
+      [
+        ...new Set([
+          failureCounters.unavailable,
+          failureCounters.issuer_unavailable,
+          failureCounters.error,
+        ]),
+      ].map((counter) => app(counter)),
+    ),
+  ];
 }

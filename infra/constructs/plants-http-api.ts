@@ -13,14 +13,23 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { Operation } from '../../functions/operations.ts';
+import { operationConstructId } from './operation-function.ts';
 import { stackInstanceId } from './stack-instance-id.ts';
 
-export interface PlantsHttpApiProps {
+/** One route: the operation's method and path, answered by its function. */
+export interface PlantsRoute {
+  readonly operation: Operation;
   /**
-   * Answers `POST /plants` with a payload 2.0 proxy integration: the function's `live` alias, so
-   * that CodeDeploy decides which version serves each request.
+   * Answers the route with a payload 2.0 proxy integration: the function's `live` alias, so that
+   * CodeDeploy decides which version serves each request.
    */
-  readonly createPlantFunction: IFunction;
+  readonly handler: IFunction;
+}
+
+export interface PlantsHttpApiProps {
+  /** A route per operation; any other method and path gets API Gateway's own 404. */
+  readonly routes: readonly PlantsRoute[];
   /**
    * Steady-state requests per second the stage admits before answering 429.
    * @default 100
@@ -53,12 +62,12 @@ export const accessLogFields = {
   integrationLatency: '$context.integrationLatency',
 } as const;
 
-/** The HTTP API with its single route, a throttled `$default` stage and JSON access logs. */
+/** The HTTP API with a route per operation, a throttled `$default` stage and JSON access logs. */
 export class PlantsHttpApi extends Construct {
   readonly api: IHttpApi;
   readonly stage: IHttpStage;
   readonly accessLogGroup: ILogGroup;
-  /** The stage's base URL, ending in `/`; the route is at `${url}plants`. */
+  /** The stage's base URL, ending in `/`; the routes are at `${url}plants`. */
   readonly url: string;
 
   constructor(scope: Construct, id: string, props: PlantsHttpApiProps) {
@@ -74,13 +83,17 @@ export class PlantsHttpApi extends Construct {
     });
     this.api = api;
 
-    const routes = api.addRoutes({
-      path: '/plants',
-      methods: [HttpMethod.POST],
-      integration: new HttpLambdaIntegration('CreatePlant', props.createPlantFunction, {
-        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+    // Each integration is named after its function's construct: the route and the permission
+    // that lets API Gateway invoke the alias for it keep their logical ids as routes are added.
+    const routes = props.routes.flatMap(({ operation, handler }) =>
+      api.addRoutes({
+        path: operation.path,
+        methods: [HttpMethod[operation.method]],
+        integration: new HttpLambdaIntegration(operationConstructId(operation), handler, {
+          payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+        }),
       }),
-    });
+    );
 
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
       // A physical name on purpose. API Gateway delivers access logs through CloudWatch Logs' log

@@ -8,6 +8,7 @@ import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime } from 'aws-c
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { Operation } from '../../functions/operations.ts';
 import { hookEnvNames } from '../../functions/pre-traffic-check/hook-config.ts';
 import {
   nodeOptions,
@@ -25,18 +26,20 @@ export interface PreTrafficTokenSource {
   readonly client: IUserPoolClient;
   /** The pool domain's token endpoint. */
   readonly tokenUrl: string;
-  /** The scope to ask for, `plants/write`. */
-  readonly scope: string;
+  /** Each scope the client may ask for, as tokens carry it. */
+  readonly scopes: Readonly<Partial<Record<Operation['scope'], string>>>;
   grantReadClientSecret(grantee: IGrantable): Grant;
 }
 
 export interface PreTrafficCheckProps {
+  /** The operation whose core cases the hook runs (functions/pre-traffic-check/core-cases.ts). */
+  readonly operation: Operation;
   /** The version the deployment is about to send traffic to; the hook invokes it directly. */
   readonly target: IVersion;
   /**
-   * With a token source the hook also checks a create and its replay with a real token; without
-   * one (an external issuer, whose client secret the stack does not hold) it runs only the checks
-   * that need no token.
+   * With a token source the hook also runs the cases that need a token, with one that carries
+   * the operation's scope; without one (an external issuer, whose client secret the stack does
+   * not hold) it runs only the checks that need no token.
    * @default - no token
    */
   readonly tokenSource?: PreTrafficTokenSource;
@@ -52,8 +55,8 @@ export interface PreTrafficCheckProps {
 export const preTrafficCheckTimeout = Duration.minutes(3);
 
 /**
- * CodeDeploy's BeforeAllowTraffic hook for the create-plant function: it invokes the new version
- * with payload 2.0 events (the contract's core cases), before the alias sends it any request, and
+ * CodeDeploy's BeforeAllowTraffic hook for one operation's function: it invokes the new version
+ * with payload 2.0 events (that operation's core cases), before the alias sends it any request, and
  * reports the outcome to CodeDeploy; a failure ends the deployment and rolls it back. Its role may
  * invoke that one version, report to this deployment group (granted by the group), and read this
  * stack's machine client.
@@ -63,7 +66,7 @@ export class PreTrafficCheck extends Construct {
 
   constructor(scope: Construct, id: string, props: PreTrafficCheckProps) {
     super(scope, id);
-    const { target, tokenSource } = props;
+    const { operation, target, tokenSource } = props;
 
     const logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -81,7 +84,7 @@ export class PreTrafficCheck extends Construct {
             [hookEnvNames.tokenUrl]: tokenSource.tokenUrl,
             [hookEnvNames.userPoolId]: tokenSource.userPool.userPoolId,
             [hookEnvNames.clientId]: tokenSource.client.userPoolClientId,
-            [hookEnvNames.tokenScope]: tokenSource.scope,
+            [hookEnvNames.tokenScope]: tokenSource.scopes[operation.scope] ?? operation.scope,
           };
     this.function = new NodejsFunction(this, 'Function', {
       entry: preTrafficCheckEntry,
@@ -97,11 +100,12 @@ export class PreTrafficCheck extends Construct {
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel.INFO,
-      description: 'BeforeAllowTraffic: check the new create-plant version before it gets traffic',
+      description: `BeforeAllowTraffic: check the new ${operation.name} version before it gets traffic`,
       environment: {
         // The qualified ARN of the version this deploy publishes: it changes with every release,
         // and so updates this function before the alias moves.
         [hookEnvNames.targetFunctionArn]: target.functionArn,
+        [hookEnvNames.operation]: operation.name,
         ...tokenEnvironment,
         NODE_OPTIONS: nodeOptions,
       },

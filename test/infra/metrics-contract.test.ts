@@ -1,16 +1,23 @@
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createPlantOutcomes } from '../../functions/create-plant/outcomes.ts';
+import { failureCounters } from '../../functions/failures.ts';
 import { accessLog } from '../../functions/http/access-log.ts';
-import { embeddedMetrics, statusOutcome } from '../../functions/http/request-metrics.ts';
+import {
+  embeddedMetrics,
+  type OutcomeCounters,
+  statusOutcome,
+} from '../../functions/http/request-metrics.ts';
 import { errorResponse, jsonResponse } from '../../functions/http/respond.ts';
+import { type OperationName, operations } from '../../functions/operations.ts';
+import { operationCounters } from '../../infra/operation-outcomes.ts';
 import { extractedMetrics } from '../support/emf.ts';
 import { middlewareRequest } from '../support/middleware-request.ts';
-import { synthStack } from '../support/synth.ts';
+import { operationResource, renderTemplateValue, synthStack } from '../support/synth.ts';
 
 /**
- * The alarms and the dashboard read custom metrics by namespace, name and dimensions; the function
- * writes them into its log lines (Embedded Metric Format), or the stack's metric filters count
- * them from those lines. Nothing but this test ties the two: a renamed metric, dimension or log
+ * The alarms and the dashboard read custom metrics by namespace, name and dimensions; each
+ * operation's function writes them into its log lines (Embedded Metric Format), or the stack's
+ * metric filters count them from those lines. Nothing but this test ties the two: a renamed metric, dimension or log
  * field on either side leaves a graph empty and an alarm silent, and synth, cdk-nag and the
  * handler's tests all stay green.
  */
@@ -31,24 +38,6 @@ type MetricReference = MetricIdentity & {
   readonly dimensionNames: readonly string[];
 };
 
-/**
- * A template value as text, with each intrinsic shown as a placeholder such as `Ref(Fn1234)`, so
- * that an `Fn::Join`-built dashboard body can be parsed as the JSON CloudFormation makes of it.
- */
-function render(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'object' && value !== null) {
-    const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
-    if (join) return join[1].map(render).join(join[0]);
-    const ref = (value as { Ref?: string }).Ref;
-    if (ref !== undefined) return `Ref(${ref})`;
-    const getAtt = (value as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt'];
-    if (getAtt) return `GetAtt(${getAtt.join('.')})`;
-  }
-  throw new Error(`cannot render ${JSON.stringify(value)}`);
-}
-
 const isCustom = (namespace: string) => !namespace.startsWith('AWS/');
 
 function alarmReferences(alarms: [string, Resource][]): MetricReference[] {
@@ -57,7 +46,7 @@ function alarmReferences(alarms: [string, Resource][]): MetricReference[] {
   const reference = (where: string, metric: MetricSpec): MetricReference[] => {
     if (metric.Namespace === undefined || metric.MetricName === undefined) return [];
     const dimensions = Object.fromEntries(
-      (metric.Dimensions ?? []).map(({ Name, Value }) => [Name, render(Value)]),
+      (metric.Dimensions ?? []).map(({ Name, Value }) => [Name, renderTemplateValue(Value)]),
     );
     return [
       {
@@ -88,7 +77,7 @@ function alarmReferences(alarms: [string, Resource][]): MetricReference[] {
 function dashboardReferences(dashboards: [string, Resource][]): MetricReference[] {
   type Widget = { properties?: { title?: string; metrics?: unknown[][] } };
   return dashboards.flatMap(([id, { Properties }]) => {
-    const body = JSON.parse(render(Properties.DashboardBody)) as { widgets: Widget[] };
+    const body = JSON.parse(renderTemplateValue(Properties.DashboardBody)) as { widgets: Widget[] };
     return body.widgets.flatMap(({ properties }) =>
       (properties?.metrics ?? []).flatMap((row): MetricReference[] => {
         const where = `dashboard ${id}, widget "${properties?.title}"`;
@@ -136,10 +125,13 @@ function searchReferences(where: string, expression: string): MetricReference[] 
   });
 }
 
-/** Every metric identity the function's log lines can carry, for a function named `service`. */
-function emittedMetrics(service: string): MetricIdentity[] {
+/**
+ * Every metric identity a function's log lines can carry, for a function named `service` that
+ * counts its outcomes under `counters`.
+ */
+function emittedMetrics(service: string, counters: OutcomeCounters): MetricIdentity[] {
   const authRefusals = new Set<string>([statusOutcome(401), statusOutcome(403)]);
-  return Object.entries(createPlantOutcomes).flatMap(([outcome, counter]) =>
+  return Object.entries(counters).flatMap(([outcome, counter]) =>
     [undefined, 12.5].flatMap((storeLatencyMs) => {
       const authFailureReason = authRefusals.has(outcome) ? 'expired' : undefined;
       const line = embeddedMetrics({ counter, service, authFailureReason, storeLatencyMs }, 0);
@@ -226,26 +218,29 @@ function filteredMetric(
 }
 
 /**
- * The function's request line for an answer with `status`, as Lambda's version `version` writes
- * it; a 200 is a create, as the handler names it.
+ * The request line of the operation's function for an answer with `status`, as Lambda's version
+ * `version` writes it; a 200 is the operation's first success, as its handler names it.
  */
 function requestLine(
+  operation: OperationName,
   status: number,
   version: string,
   service: string,
 ): Readonly<Record<string, unknown>> {
+  const counters = operationCounters[operation];
+  const success = Object.keys(counters).find((outcome) => !(outcome in failureCounters));
   const lines: Record<string, unknown>[] = [];
   const middleware = accessLog(
     (level, message, fields) => {
       lines.push({ level, message, ...fields });
     },
     service,
-    createPlantOutcomes,
+    counters,
   );
   const request = middlewareRequest();
   request.context.functionVersion = version;
   middleware.before?.(request);
-  if (status === 200) request.context.outcome = 'created';
+  if (status === 200) request.context.outcome = success;
   request.response =
     status === 200 ? jsonResponse(200, { name: 'Fern' }) : errorResponse(status, 'x');
   middleware.after?.(request);
@@ -253,33 +248,49 @@ function requestLine(
   return lines[0] as Record<string, unknown>;
 }
 
+/** Each operation's function as the template names it, and the version this deploy publishes. */
+type DeployedFunction = {
+  readonly operation: OperationName;
+  /** What Lambda sets AWS_LAMBDA_FUNCTION_NAME to: the function resource's Ref. */
+  readonly functionName: string;
+  /** What Lambda sets AWS_LAMBDA_FUNCTION_VERSION to: the Version resource's number. */
+  readonly versionNumber: string;
+};
+
+function deployedFunctions(template: Template): DeployedFunction[] {
+  return operations.map((operation) => {
+    const [functionId] = operationResource(
+      template,
+      'AWS::Lambda::Function',
+      operation,
+      'Function',
+    );
+    const [versionId] = operationResource(
+      template,
+      'AWS::Lambda::Version',
+      operation,
+      'FunctionCurrentVersion',
+    );
+    return {
+      operation: operation.name,
+      // The handler names its Service dimension after the function (functions/config.ts).
+      functionName: renderTemplateValue({ Ref: functionId }),
+      versionNumber: renderTemplateValue({ 'Fn::GetAtt': [versionId, 'Version'] }),
+    };
+  });
+}
+
 describe('the custom metrics the alarms and the dashboard read', () => {
   let references: MetricReference[];
-  let functionName: string;
-  let versionNumber: string;
+  let functions: DeployedFunction[];
   let filters: MetricFilterSpec[];
 
   beforeAll(() => {
-    const resources = synthStack({ bundle: false }).template.toJSON().Resources as Record<
-      string,
-      Resource
-    >;
+    const { template } = synthStack({ bundle: false });
+    const resources = template.toJSON().Resources as Record<string, Resource>;
     const ofType = (type: string) =>
       Object.entries(resources).filter(([, resource]) => resource.Type === type);
-    // The create-plant function is the one given the table (custom resources may add others).
-    const [functionId] =
-      ofType('AWS::Lambda::Function').find(([, { Properties }]) => {
-        const variables = (Properties.Environment as { Variables?: object } | undefined)?.Variables;
-        return variables !== undefined && 'PLANTS_TABLE_NAME' in variables;
-      }) ?? [];
-    if (functionId === undefined) throw new Error('no create-plant function in the template');
-    // Lambda sets AWS_LAMBDA_FUNCTION_NAME to the function's name, the Ref of the resource, and
-    // the handler names its Service dimension after it (functions/config.ts).
-    functionName = render({ Ref: functionId });
-    // Lambda sets AWS_LAMBDA_FUNCTION_VERSION, the context's functionVersion, to the number of
-    // the version it runs: for the version this deploy publishes, the Version resource's.
-    const [versionId] = ofType('AWS::Lambda::Version').map(([id]) => id);
-    versionNumber = render({ 'Fn::GetAtt': [versionId, 'Version'] });
+    functions = deployedFunctions(template);
     filters = metricFilters(ofType('AWS::Logs::MetricFilter'));
     references = [
       ...alarmReferences(ofType('AWS::CloudWatch::Alarm')),
@@ -292,14 +303,16 @@ describe('the custom metrics the alarms and the dashboard read', () => {
     expect(references.some((reference) => reference.where.endsWith('(SEARCH)'))).toBe(true);
   });
 
-  it('are each emitted by the function, with the same namespace, dimension names and values', () => {
-    const lines = [200, 400, 401, 409, 500, 503].map((status) =>
-      requestLine(status, versionNumber, functionName),
-    );
-    const emitted = [
-      ...emittedMetrics(functionName),
-      ...filters.flatMap((filter) => lines.flatMap((line) => filteredMetric(filter, line) ?? [])),
-    ];
+  it("are each emitted by an operation's function, with the same namespace, dimension names and values", () => {
+    const emitted = functions.flatMap(({ operation, functionName, versionNumber }) => {
+      const lines = [200, 400, 401, 409, 500, 503].map((status) =>
+        requestLine(operation, status, versionNumber, functionName),
+      );
+      return [
+        ...emittedMetrics(functionName, operationCounters[operation]),
+        ...filters.flatMap((filter) => lines.flatMap((line) => filteredMetric(filter, line) ?? [])),
+      ];
+    });
 
     const unread = references
       .filter((reference) => !emitted.some((metric) => reads(reference, metric)))
@@ -311,9 +324,20 @@ describe('the custom metrics the alarms and the dashboard read', () => {
     expect(unread).toStrictEqual([]);
   });
 
-  it('pin the Service dimension to this stack function, so stages never mix', () => {
+  it("pin the Service dimension to one of this stack's functions, so stages never mix", () => {
+    const names = functions.map(({ functionName }) => functionName);
     for (const reference of references) {
-      expect(reference.dimensions.Service, reference.where).toBe(functionName);
+      expect(names, reference.where).toContain(reference.dimensions.Service);
+    }
+  });
+
+  it("read every operation's own counters, under its own function", () => {
+    for (const { operation, functionName } of functions) {
+      const own = references.filter((reference) => reference.dimensions.Service === functionName);
+      const names = new Set(own.map((reference) => reference.name));
+      for (const counter of Object.values(operationCounters[operation])) {
+        expect(names, `${operation} ${counter}`).toContain(counter);
+      }
     }
   });
 });
@@ -333,10 +357,16 @@ describe('the metric filters on the request line', () => {
     );
   });
 
+  /** What each operation's filter named `name` publishes for that operation's line; all agree. */
   const published = (name: string, status: number) => {
-    const filter = filters.find((each) => each.name === name);
-    if (filter === undefined) throw new Error(`no metric filter publishes ${name}`);
-    return filteredMetric(filter, requestLine(status, '7', 'fn-1'));
+    const found = operations.flatMap((operation) =>
+      filters
+        .filter((each) => each.name === name)
+        .map((filter) => filteredMetric(filter, requestLine(operation.name, status, '7', 'fn-1'))),
+    );
+    expect(found).toHaveLength(operations.length * operations.length);
+    expect(new Set(found.map((each) => JSON.stringify(each))).size).toBe(1);
+    return found[0];
   };
 
   it.each([200, 400, 401, 403, 409, 415, 500, 503])(

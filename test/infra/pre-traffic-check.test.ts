@@ -4,15 +4,19 @@ import path from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type Operation, operations } from '../../functions/operations.ts';
 import {
   bundleFileName,
   preTrafficCheckBundlingOptions,
   preTrafficCheckEsbuildOptions,
 } from '../../infra/bundling/bundling.ts';
+import type { CfnTemplate } from '../support/cloud-assembly.ts';
+import { evaluateCfn } from '../support/cloudformation.ts';
 import {
   onlyResource,
-  type TemplateResource as Resource,
-  resourceAt,
+  operationResource,
+  roleOf,
+  roleStatements,
   synthStack,
 } from '../support/synth.ts';
 
@@ -27,81 +31,111 @@ beforeAll(() => {
   }).template;
 });
 
-const hook = (from: Template) =>
-  resourceAt(from, 'AWS::Lambda::Function', 'PreTrafficCheckFunction');
-
-/** The statements of the policies attached to the hook's role. */
-const hookStatements = (from: Template): unknown[] => {
-  const [, fn] = hook(from);
-  const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
-  return Object.values(from.findResources('AWS::IAM::Policy'))
-    .filter(
-      (policy) =>
-        JSON.stringify((policy as Resource).Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
-    )
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
-};
+const hookOf = (from: Template, operation: Operation) =>
+  operationResource(from, 'AWS::Lambda::Function', operation, 'PreTrafficCheckFunction');
+const variablesOf = (from: Template, operation: Operation) =>
+  (hookOf(from, operation)[1].Properties.Environment as { Variables: Record<string, unknown> })
+    .Variables;
+const hookStatements = (from: Template, operation: Operation) =>
+  roleStatements(from, roleOf(hookOf(from, operation)[1]));
 
 describe('PreTrafficCheck function', () => {
-  it('runs on nodejs24.x, arm64, with a timeout that leaves room for a new Cognito domain', () => {
-    const [, fn] = hook(template);
-    expect(fn.Properties).toMatchObject({
-      Runtime: 'nodejs24.x',
-      Architectures: ['arm64'],
-      Handler: 'index.handler',
-      Timeout: 180,
-      LoggingConfig: { LogFormat: 'JSON' },
-    });
+  it('has one hook per operation', () => {
+    for (const operation of operations) expect(hookOf(template, operation)).toBeDefined();
   });
 
-  it('targets the qualified ARN of the version this deploy publishes', () => {
-    const [versionId] = onlyResource(template, 'AWS::Lambda::Version');
-    const [, fn] = hook(template);
-    expect(fn.Properties.Environment).toMatchObject({
-      Variables: { TARGET_FUNCTION_ARN: { Ref: versionId } },
-    });
-  });
+  it.each(operations)(
+    "runs $name's hook on nodejs24.x, arm64, with a timeout that leaves room for a new Cognito domain",
+    (operation) => {
+      const [, fn] = hookOf(template, operation);
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Timeout: 180,
+        LoggingConfig: { LogFormat: 'JSON' },
+      });
+    },
+  );
 
-  it("gets a token from the stack's own pool, client and token URL, but never the secret", () => {
-    const userPool = Object.keys(template.findResources('AWS::Cognito::UserPool'))[0];
-    const client = Object.keys(template.findResources('AWS::Cognito::UserPoolClient'))[0];
-    const [, fn] = hook(template);
-    const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> })
-      .Variables;
-    expect(variables).toMatchObject({
-      USER_POOL_ID: { Ref: userPool },
-      CLIENT_ID: { Ref: client },
-      TOKEN_SCOPE: {
-        'Fn::Join': ['', [{ Ref: expect.stringMatching(/ResourceServer/) }, '/write']],
-      },
-    });
-    expect(template.toJSON().Outputs.TokenUrl.Value).toEqual(variables.TOKEN_URL);
-    expect(JSON.stringify(variables)).not.toMatch(/secret/i);
-  });
+  it.each(operations)(
+    'names $name as the operation to check and targets the qualified ARN of the version this deploy publishes',
+    (operation) => {
+      const [versionId] = operationResource(
+        template,
+        'AWS::Lambda::Version',
+        operation,
+        'FunctionCurrentVersion',
+      );
+      expect(variablesOf(template, operation)).toMatchObject({
+        TARGET_FUNCTION_ARN: { Ref: versionId },
+        OPERATION: operation.name,
+      });
+    },
+  );
 
-  it('with an external issuer, gets no token settings: it runs only the checks without a token', () => {
-    const [, fn] = hook(external);
-    const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> })
-      .Variables;
-    expect(Object.keys(variables).sort()).toEqual(['NODE_OPTIONS', 'TARGET_FUNCTION_ARN']);
-  });
+  it.each(operations)(
+    "gets $name's token from the stack's own pool, client and token URL, for its scope, but never the secret",
+    (operation) => {
+      const userPool = Object.keys(template.findResources('AWS::Cognito::UserPool'))[0];
+      const client = Object.keys(template.findResources('AWS::Cognito::UserPoolClient'))[0];
+      const [server] = onlyResource(template, 'AWS::Cognito::UserPoolResourceServer');
+      const variables = variablesOf(template, operation);
+
+      expect(variables).toMatchObject({
+        USER_POOL_ID: { Ref: userPool },
+        CLIENT_ID: { Ref: client },
+        TOKEN_SCOPE: {
+          'Fn::Join': ['', [{ Ref: server }, `/${operation.scope.split('/')[1]}`]],
+        },
+      });
+      expect(
+        evaluateCfn(template.toJSON() as CfnTemplate, variables.TOKEN_SCOPE, {
+          region: 'eu-west-1',
+          accountId: '123456789012',
+          resources: {},
+        }),
+      ).toBe(operation.scope);
+      expect(template.toJSON().Outputs.TokenUrl.Value).toEqual(variables.TOKEN_URL);
+      expect(JSON.stringify(variables)).not.toMatch(/secret/i);
+    },
+  );
+
+  it.each(operations)(
+    'with an external issuer, gives $name no token settings: it runs only the checks without a token',
+    (operation) => {
+      expect(Object.keys(variablesOf(external, operation)).sort()).toEqual([
+        'NODE_OPTIONS',
+        'OPERATION',
+        'TARGET_FUNCTION_ARN',
+      ]);
+    },
+  );
 
   it('bundles everything but the AWS SDK v3, which the nodejs24.x runtime provides', () => {
     expect(preTrafficCheckBundlingOptions.externalModules).toEqual(['@aws-sdk/*']);
     expect(preTrafficCheckEsbuildOptions.external).toEqual(['@aws-sdk/*']);
   });
 
-  it('ships the exact bundle preTrafficCheckEsbuildOptions builds', async () => {
+  it('ships the exact bundle preTrafficCheckEsbuildOptions builds, the same for every operation', async () => {
     const { app, template: bundled } = synthStack();
-    const [, fn] = hook(bundled);
-    const { S3Key } = fn.Properties.Code as { S3Key: string };
-    const assetDir = path.join(app.synth().directory, `asset.${S3Key.replace(/\.zip$/, '')}`);
-    const shipped = await readFile(path.join(assetDir, bundleFileName), 'utf8');
+    const directory = app.synth().directory;
+    const shipped = await Promise.all(
+      operations.map((operation) => {
+        const [, fn] = hookOf(bundled, operation);
+        const { S3Key } = fn.Properties.Code as { S3Key: string };
+        return readFile(
+          path.join(directory, `asset.${S3Key.replace(/\.zip$/, '')}`, bundleFileName),
+          'utf8',
+        );
+      }),
+    );
 
     const outdir = await mkdtemp(path.join(tmpdir(), 'pre-traffic-bundle-'));
     try {
       await build({ ...preTrafficCheckEsbuildOptions, outdir, logLevel: 'silent' });
-      expect(await readFile(path.join(outdir, bundleFileName), 'utf8')).toBe(shipped);
+      const built = await readFile(path.join(outdir, bundleFileName), 'utf8');
+      for (const each of shipped) expect(each).toBe(built);
     } finally {
       await rm(outdir, { recursive: true, force: true });
     }
@@ -109,71 +143,100 @@ describe('PreTrafficCheck function', () => {
 });
 
 describe('PreTrafficCheck role', () => {
-  it('may invoke exactly the new version, report to this deployment group and read this pool', () => {
-    const [versionId] = onlyResource(template, 'AWS::Lambda::Version');
-    const [groupId] = onlyResource(template, 'AWS::CodeDeploy::DeploymentGroup');
-    const [applicationId] = onlyResource(template, 'AWS::CodeDeploy::Application');
-    const userPool = Object.keys(template.findResources('AWS::Cognito::UserPool'))[0];
-    const [, fn] = hook(template);
-    const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
+  it.each(operations)(
+    "lets $name's hook invoke exactly its new version, report to its deployment group and read this pool",
+    (operation) => {
+      const [versionId] = operationResource(
+        template,
+        'AWS::Lambda::Version',
+        operation,
+        'FunctionCurrentVersion',
+      );
+      const [groupId] = operationResource(
+        template,
+        'AWS::CodeDeploy::DeploymentGroup',
+        operation,
+        '',
+        'Deployment',
+      );
+      const [applicationId] = onlyResource(template, 'AWS::CodeDeploy::Application');
+      const userPool = Object.keys(template.findResources('AWS::Cognito::UserPool'))[0];
+      const [, fn] = hookOf(template, operation);
+      const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
 
-    expect(hookStatements(template)).toEqual([
-      {
-        Effect: 'Allow',
-        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        Resource: { 'Fn::GetAtt': [LogGroup.Ref, 'Arn'] },
-      },
-      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { Ref: versionId } },
-      {
-        Effect: 'Allow',
-        Action: 'cognito-idp:DescribeUserPoolClient',
-        Resource: { 'Fn::GetAtt': [userPool, 'Arn'] },
-      },
-      {
-        Effect: 'Allow',
-        Action: 'codedeploy:PutLifecycleEventHookExecutionStatus',
-        Resource: {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':codedeploy:',
-              { Ref: 'AWS::Region' },
-              ':',
-              { Ref: 'AWS::AccountId' },
-              ':deploymentgroup:',
-              { Ref: applicationId },
-              '/',
-              { Ref: groupId },
-            ],
-          ],
+      expect(hookStatements(template, operation)).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: { 'Fn::GetAtt': [LogGroup.Ref, 'Arn'] },
         },
-      },
+        { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { Ref: versionId } },
+        {
+          Effect: 'Allow',
+          Action: 'cognito-idp:DescribeUserPoolClient',
+          Resource: { 'Fn::GetAtt': [userPool, 'Arn'] },
+        },
+        {
+          Effect: 'Allow',
+          Action: 'codedeploy:PutLifecycleEventHookExecutionStatus',
+          Resource: {
+            'Fn::Join': [
+              '',
+              [
+                'arn:',
+                { Ref: 'AWS::Partition' },
+                ':codedeploy:',
+                { Ref: 'AWS::Region' },
+                ':',
+                { Ref: 'AWS::AccountId' },
+                ':deploymentgroup:',
+                { Ref: applicationId },
+                '/',
+                { Ref: groupId },
+              ],
+            ],
+          },
+        },
+      ]);
+    },
+  );
+
+  it.each(operations)(
+    'with an external issuer, gives $name’s hook no Cognito permission at all',
+    (operation) => {
+      expect(JSON.stringify(hookStatements(external, operation))).not.toContain('cognito-idp');
+      expect(JSON.stringify(hookStatements(external, operation))).toContain(
+        'lambda:InvokeFunction',
+      );
+    },
+  );
+
+  it('gives each hook a role of its own, with no managed policy, apart from the functions', () => {
+    const roles = operations.flatMap((operation) => [
+      roleOf(hookOf(template, operation)[1]),
+      roleOf(operationResource(template, 'AWS::Lambda::Function', operation, 'Function')[1]),
     ]);
-  });
 
-  it('with an external issuer, has no Cognito permission at all', () => {
-    expect(JSON.stringify(hookStatements(external))).not.toContain('cognito-idp');
-    expect(JSON.stringify(hookStatements(external))).toContain('lambda:InvokeFunction');
-  });
-
-  it('has a role of its own, with no managed policy', () => {
-    const [, fn] = hook(template);
-    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
-    const [, createPlant] = resourceAt(template, 'AWS::Lambda::Function', 'CreatePlantFunction');
-    expect(createPlant.Properties.Role).not.toEqual(fn.Properties.Role);
-    expect(template.toJSON().Resources[roleId].Properties).not.toHaveProperty('ManagedPolicyArns');
+    expect(new Set(roles).size).toBe(roles.length);
+    for (const operation of operations) {
+      const roleId = roleOf(hookOf(template, operation)[1]);
+      expect(template.toJSON().Resources[roleId].Properties).not.toHaveProperty(
+        'ManagedPolicyArns',
+      );
+    }
   });
 });
 
 describe('PreTrafficCheck log group', () => {
-  it('keeps 30 days, after the stack is deleted, but not after a failed first deploy', () => {
-    const [, fn] = hook(template);
-    const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
-    expect(template.toJSON().Resources[LogGroup.Ref]).toMatchObject({
-      Properties: { RetentionInDays: 30 },
-      DeletionPolicy: 'RetainExceptOnCreate',
-    });
-  });
+  it.each(operations)(
+    "keeps $name's hook log 30 days, after the stack is deleted, but not after a failed first deploy",
+    (operation) => {
+      const [, fn] = hookOf(template, operation);
+      const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
+      expect(template.toJSON().Resources[LogGroup.Ref]).toMatchObject({
+        Properties: { RetentionInDays: 30 },
+        DeletionPolicy: 'RetainExceptOnCreate',
+      });
+    },
+  );
 });

@@ -204,8 +204,8 @@ describe('the create-plant asset in cdk.out', () => {
     expect(map.sourcesContent).toBeUndefined();
   });
 
-  it("is configured by the template: the pool's ProviderURL, the client id, the client's scope, the table", () => {
-    expect(clientScopes).toEqual(['plants/write']);
+  it("is configured by the template: the pool's ProviderURL, the client id, its scope, the table", () => {
+    expect(clientScopes).toEqual(['plants/write', 'plants/read']);
     expect(env).toMatchObject({
       AUTH_ISSUER: providerUrl,
       AUTH_JWKS_URL: `${providerUrl}/.well-known/jwks.json`,
@@ -260,7 +260,7 @@ describe('the create-plant asset, invoked as Lambda does, with a Cognito client-
     ['no token', 401, undefined],
     ["another app client's token", 401, { client_id: 'otherclient0id000000000000' }],
     ['an ID token of the pool', 401, { token_use: 'id', aud: clientId }],
-    ['a token without the scope', 403, { scope: 'plants/read' }],
+    ['a token with only the list scope', 403, { scope: 'plants/read' }],
   ] as const)('answers %s with %i', async (_case, status, claims) => {
     const token = claims === undefined ? undefined : await cognitoAccessToken(claims);
     const id = freshId();

@@ -84,14 +84,24 @@ describe('readStageConfig', () => {
           authAudience: 'api://plants, api://plants-legacy',
           authJwksUrl: 'https://login.microsoftonline.com/tenant-id/discovery/v2.0/keys',
           authScope: 'Plants.Write',
+          authReadScope: 'Plants.Read',
         }),
       ).externalIssuer,
     ).toEqual({
       issuer: 'https://login.microsoftonline.com/tenant-id/v2.0',
       audiences: ['api://plants', 'api://plants-legacy'],
       jwksUrl: 'https://login.microsoftonline.com/tenant-id/discovery/v2.0/keys',
-      scope: 'Plants.Write',
+      scopes: { 'plants/write': 'Plants.Write', 'plants/read': 'Plants.Read' },
     });
+  });
+
+  it("keeps the API's own name for each scope the issuer is not given another for", () => {
+    const issuer = { authIssuer: 'https://issuer.example.com', authAudience: 'plants' };
+
+    expect(readStageConfig(from(issuer)).externalIssuer?.scopes).toEqual({});
+    expect(
+      readStageConfig(from({ ...issuer, authReadScope: 'read:plants' })).externalIssuer?.scopes,
+    ).toEqual({ 'plants/read': 'read:plants' });
   });
 
   it.each([
@@ -109,6 +119,7 @@ describe('readStageConfig', () => {
     [{ authIssuer: 'http://issuer.example.com', authAudience: 'plants' }, /https URL/],
     [{ authIssuer: 'https://i.example.com', authAudience: 'p', authJwksUrl: 'x' }, /"authJwksUrl"/],
     [{ authAudience: 'plants' }, /only together with "authIssuer"/],
+    [{ authReadScope: 'Plants.Read' }, /"authReadScope" applies only together with "authIssuer"/],
     [{ stage: 42 }, /"stage" must be a string/],
     [{ stage: 'ci' }, /"stage" cannot be "ci": PlantStore-ci is the CI stack's name/],
     [{ stage: 'laws' }, /stage "laws" contains "aws".*-c authDomainPrefix=/],

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { validateAction, validateWorkflow } from '@action-validator/core';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { operations } from '../../functions/operations.ts';
 import { projectRoot } from '../../infra/bundling/bundling.ts';
 import { readCiConfig } from '../../infra/ci-config.ts';
 import { deploySessionDuration } from '../../infra/constructs/github-deploy-role.ts';
@@ -228,6 +229,16 @@ describe('the deploy-stage action', () => {
     const option = (name: string) => Number(new RegExp(`--${name} (\\d+)`).exec(command)?.[1]);
     expect(command).toContain('--retry-all-errors');
     expect(option('retry') * option('retry-delay')).toBeGreaterThanOrEqual(60);
+  });
+
+  it('asks for a token with every scope an operation requires, so the checks reach them all', () => {
+    const lines = checks().split('\n');
+    const tokenRequest = lines.findIndex((line) => line.includes('token=$(curl'));
+    const command = lines.slice(tokenRequest, tokenRequest + 3).join(' ');
+    const requested = /--data-urlencode "scope=([^"]*)"/.exec(command)?.[1]?.split(' ') ?? [];
+
+    expect(requested.sort()).toEqual([...new Set(operations.map(({ scope }) => scope))].sort());
+    expect(command).not.toMatch(/ -d scope=/);
   });
 
   it('passes inputs to scripts through the environment, never spliced into the script', () => {

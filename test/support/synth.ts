@@ -3,7 +3,9 @@ import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
+import type { Operation } from '../../functions/operations.ts';
 import { projectRoot } from '../../infra/bundling/bundling.ts';
+import { operationConstructId } from '../../infra/constructs/operation-function.ts';
 import { PlantStoreStack, type PlantStoreStackProps } from '../../infra/plant-store-stack.ts';
 
 /** The feature flags `npx cdk synth` runs with, so tests see the template a deploy would. */
@@ -75,4 +77,64 @@ export function resourceAt(
   ).filter(([id]) => id.startsWith(idPrefix));
   expect(entries, `${type} ${idPrefix}*`).toHaveLength(1);
   return entries[0] as [string, TemplateResource];
+}
+
+/**
+ * One of the operation's resources by its construct path without the hash: `prefix`, the
+ * operation's construct id, `suffix` (`CreatePlant` + `Function`, `Alarms` + `CreatePlant` +
+ * `FunctionErrors`), as `[logical id, resource]`; fails unless exactly one.
+ */
+export function operationResource(
+  template: Template,
+  type: string,
+  operation: Pick<Operation, 'name'>,
+  suffix: string,
+  prefix = '',
+): [string, TemplateResource] {
+  return resourceAt(template, type, `${prefix}${operationConstructId(operation)}${suffix}`);
+}
+
+/** The logical id of the role the resource's `Role` property names (`{Fn::GetAtt: [role, Arn]}`). */
+export function roleOf(resource: TemplateResource): string {
+  return (resource.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+}
+
+/** The statements of the policies attached to the role `roleId`, and only to it. */
+export function roleStatements(template: Template, roleId: string): PolicyStatement[] {
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter(
+      (policy) =>
+        JSON.stringify((policy as TemplateResource).Properties.Roles) ===
+        JSON.stringify([{ Ref: roleId }]),
+    )
+    .flatMap(
+      (policy) =>
+        ((policy as TemplateResource).Properties.PolicyDocument as { Statement: PolicyStatement[] })
+          .Statement,
+    );
+}
+
+export type PolicyStatement = {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+};
+
+/**
+ * A template value as text, with each intrinsic shown as a placeholder such as `Ref(Fn1234)`, so
+ * that an `Fn::Join`-built value (a dashboard body) can be read as the text CloudFormation makes
+ * of it.
+ */
+export function renderTemplateValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'object' && value !== null) {
+    const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+    if (join) return join[1].map(renderTemplateValue).join(join[0]);
+    const ref = (value as { Ref?: string }).Ref;
+    if (ref !== undefined) return `Ref(${ref})`;
+    const getAtt = (value as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt'];
+    if (getAtt) return `GetAtt(${getAtt.join('.')})`;
+  }
+  throw new Error(`cannot render ${JSON.stringify(value)}`);
 }

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalApi } from '../../../dev-server/local-api.ts';
+import { operations } from '../../../functions/operations.ts';
 import { int64 } from '../../../functions/plants/plant.ts';
 import {
   type CoreAnswer,
   type CoreRequest,
   checkPlant,
   coreCases,
+  coreCasesOf,
   freshPlantId,
   judge,
+  requestOf,
   runCoreCases,
   type Send,
 } from '../../../functions/pre-traffic-check/core-cases.ts';
@@ -213,6 +216,108 @@ describe('judge', () => {
 
     expect(problems).toContain('status 500, expected 200');
     expect(problems.join('\n').length).toBeLessThan(400);
+  });
+});
+
+describe('coreCasesOf', () => {
+  it.each(operations)(
+    "$name's cases ask $method $path, first without a token for the 401 and its challenge",
+    (operation) => {
+      const cases = coreCasesOf[operation.name];
+      const template = new RegExp(`^${operation.path.replace(/\{\w+\}/g, '[^/?]+')}(\\?|$)`);
+
+      expect(cases.length).toBeGreaterThanOrEqual(3);
+      for (const testCase of cases) {
+        expect(testCase.method).toBe(operation.method);
+        expect(testCase.path).toMatch(template);
+      }
+      expect(cases[0]).toMatchObject({
+        needsToken: false,
+        expected: { status: 401, headers: { 'www-authenticate': expect.any(RegExp) } },
+      });
+      expect(cases.slice(1).every((testCase) => testCase.needsToken)).toBe(true);
+    },
+  );
+
+  it("keeps POST /plants's cases as coreCases, which npm run contract runs", () => {
+    expect(coreCasesOf['create-plant']).toBe(coreCases);
+  });
+
+  it.each([
+    ['list-plants', ['GET /plants', 'GET /plants?limit=1', 'GET /plants?limit=0']],
+    ['delete-plant', ['DELETE /plants/42', 'DELETE /plants/42', 'DELETE /plants/01']],
+  ] as const)('%s sends the run id in the path and no body', (name, requests) => {
+    const sent = coreCasesOf[name].map((testCase) => requestOf(testCase, '42', 'token'));
+
+    expect(sent.map((request) => `${request.method} ${request.path}`)).toEqual(requests);
+    for (const request of sent) expect(request).not.toHaveProperty('body');
+  });
+});
+
+const [listUnauthorized, listed, badLimit] = coreCasesOf['list-plants'];
+const [deleteUnauthorized, deleted, badId] = coreCasesOf['delete-plant'];
+if (!listUnauthorized || !listed || !badLimit || !deleteUnauthorized || !deleted || !badId) {
+  throw new Error('the list and delete cases: 401, success, 400');
+}
+
+describe('judge, for list and delete', () => {
+  it.each([
+    ['an empty page', '[]'],
+    [
+      'plants with and without a tag',
+      '[{"id":1,"name":"Fern"},{"id":-9223372036854775808,"name":"Moss","tag":"x"}]',
+    ],
+  ])('accepts a list answered with %s', (_case, body) => {
+    expect(judge(listed, { status: 200, headers: json, body })).toEqual([]);
+  });
+
+  it.each([
+    ['an object', '{"plants":[]}'],
+    ['null', 'null'],
+    ['an item without an id', '[{"name":"Fern"}]'],
+    ['an id as text', '[{"id":"1","name":"Fern"}]'],
+    ['an item that is no object', '[1]'],
+  ])('refuses a list answered with %s', (_case, body) => {
+    expect(judge(listed, { status: 200, headers: json, body })).toEqual([
+      expect.stringMatching(/^body is .*, expected \[\{"id":…,"name":"…"\},…\]$/),
+    ]);
+  });
+
+  it('accepts a delete answered with 204 and no body, whatever its headers', () => {
+    expect(judge(deleted, { status: 204, headers: {}, body: '' })).toEqual([]);
+  });
+
+  it.each([
+    ['a 200 with the plant', 200, '{"name":"Fern"}', ['status 200, expected 204', 'body is']],
+    ['a 204 with a body', 204, '{}', ['body is "{}", expected none']],
+    ['a 404', 404, '{"error":404,"message":"Not found"}', ['status 404, expected 204']],
+  ])('refuses a delete answered with %s', (_case, status, body, problems) => {
+    const found = judge(deleted, { status, headers: json, body }).join('\n');
+
+    for (const problem of problems) expect(found).toContain(problem);
+  });
+
+  it.each([
+    ['a limit of 0', badLimit],
+    ['an id in another spelling', badId],
+  ])('wants %s refused with 400 in the error shape', (_case, testCase) => {
+    expect(judge(testCase, { status: 400, headers: json, body: errorBody(400) })).toEqual([]);
+    expect(judge(testCase, { status: 200, headers: json, body: '[]' })).toContain(
+      'status 200, expected 400',
+    );
+    expect(
+      judge(testCase, { status: 404, headers: json, body: '{"message":"Not Found"}' }),
+    ).toEqual(expect.arrayContaining(['status 404, expected 400']));
+  });
+
+  it.each([
+    ['list', listUnauthorized],
+    ['delete', deleteUnauthorized],
+  ])('wants an unauthorized %s refused with the Bearer challenge', (_case, testCase) => {
+    expect(judge(testCase, { status: 401, headers: challenge, body: errorBody(401) })).toEqual([]);
+    expect(judge(testCase, { status: 401, headers: json, body: errorBody(401) })).toContain(
+      'no www-authenticate header, expected /^Bearer realm="plant-store"/',
+    );
   });
 });
 

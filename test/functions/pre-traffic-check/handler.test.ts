@@ -7,7 +7,12 @@ import path from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPlant, coreCases } from '../../../functions/pre-traffic-check/core-cases.ts';
+import { operations, routeKey } from '../../../functions/operations.ts';
+import {
+  checkPlant,
+  coreCases,
+  coreCasesOf,
+} from '../../../functions/pre-traffic-check/core-cases.ts';
 import {
   findLambdaFunction,
   type LambdaFunctionSpec,
@@ -45,6 +50,17 @@ const goodVersion = `${functionArn}:7`;
 const brokenVersion = `${functionArn}:8`;
 const crashingVersion = `${functionArn}:9`;
 const missingVersion = `${functionArn}:99`;
+/** A version of another operation's function that refuses every request without a token. */
+const refusingVersion = (name: string) =>
+  `arn:aws:lambda:${region}:${accountId}:function:PlantStore-test-${name}:3`;
+const refusal = {
+  statusCode: 401,
+  headers: {
+    'content-type': 'application/json',
+    'www-authenticate': 'Bearer realm="plant-store", error="invalid_request"',
+  },
+  body: '{"error":401,"message":"Missing bearer token"}',
+};
 
 let ca: ThrowawayCa;
 let db: DynaliteServer;
@@ -85,6 +101,12 @@ beforeAll(async () => {
       [goodVersion]: (event) => good.invoke(event),
       [brokenVersion]: (event) => broken.invoke(event),
       [crashingVersion]: async () => ({ ok: false, error: 'Error: the handler threw\n    at x' }),
+      ...Object.fromEntries(
+        operations.map((operation) => [
+          refusingVersion(operation.name),
+          async () => ({ ok: true, result: refusal }),
+        ]),
+      ),
     },
     userPoolClients: [{ userPoolId, clientId: client.id, clientSecret: client.secret }],
   });
@@ -228,6 +250,7 @@ describe('the pre-traffic hook, with the pool configured', () => {
       ...tokenVariables,
       TOKEN_URL: pool.tokenUrl,
       TARGET_FUNCTION_ARN: goodVersion,
+      OPERATION: 'create-plant',
     });
 
     expect(run.result.error).toBeUndefined();
@@ -276,6 +299,7 @@ describe('the pre-traffic hook, with the pool configured', () => {
       ...tokenVariables,
       TOKEN_URL: pool.tokenUrl,
       TARGET_FUNCTION_ARN: goodVersion,
+      OPERATION: 'create-plant',
     };
 
     const [first, second] = [await runHook(variables), await runHook(variables)];
@@ -290,6 +314,7 @@ describe('the pre-traffic hook, with the pool configured', () => {
       ...tokenVariables,
       TOKEN_URL: pool.tokenUrl,
       TARGET_FUNCTION_ARN: brokenVersion,
+      OPERATION: 'create-plant',
     });
 
     expect(run.result.error).toBeUndefined();
@@ -319,6 +344,7 @@ describe('the pre-traffic hook, with the pool configured', () => {
           ...tokenVariables,
           TOKEN_URL: `${front.url.origin}/oauth2/token`,
           TARGET_FUNCTION_ARN: goodVersion,
+          OPERATION: 'create-plant',
         },
         { timeoutMs },
       );
@@ -346,7 +372,7 @@ describe('the pre-traffic hook, without the pool (external issuer)', () => {
   it('runs only the case that needs no token, passes on it, and says what it skipped', async () => {
     const tokensBefore = pool.tokenRequests();
 
-    const run = await runHook({ TARGET_FUNCTION_ARN: goodVersion });
+    const run = await runHook({ TARGET_FUNCTION_ARN: goodVersion, OPERATION: 'create-plant' });
 
     expectReportedLast(run, 'Succeeded');
     expect(run.calls.map((call) => call.operation)).toEqual([
@@ -364,12 +390,44 @@ describe('the pre-traffic hook, without the pool (external issuer)', () => {
   });
 });
 
+describe('the pre-traffic hook of each operation', () => {
+  it.each(operations)(
+    "asks $name's version its own cases, as API Gateway routes them to $method $path",
+    async (operation) => {
+      const target = refusingVersion(operation.name);
+
+      const run = await runHook({ TARGET_FUNCTION_ARN: target, OPERATION: operation.name });
+
+      expectReportedLast(run, 'Succeeded');
+      const [first, ...others] = coreCasesOf[operation.name];
+      const events = invokes(run).map((call) => {
+        expect(call.functionName).toBe(target);
+        return call.input as APIGatewayProxyEventV2;
+      });
+      expect(events.map((event) => [event.routeKey, event.requestContext.http.method])).toEqual([
+        [routeKey(operation), operation.method],
+      ]);
+      const line = verdict(run);
+      expect(line).toMatchObject({
+        status: 'Succeeded',
+        operation: operation.name,
+        cases: [{ name: first?.name, status: 401, problems: [] }],
+        skipped: others.map((testCase) => testCase.name),
+      });
+      if (operation.path.includes('{id}')) {
+        expect(events[0]?.pathParameters).toEqual({ id: line?.plantId });
+        expect(events[0]?.rawPath).toBe(`/plants/${line?.plantId}`);
+      }
+    },
+  );
+});
+
 describe('the pre-traffic hook, when it cannot check', () => {
   it.each([
     ['the invoke throws (no such version)', missingVersion, /ResourceNotFoundException/],
     ['the version crashes', crashingVersion, /VersionFailedError: .* failed \(Unhandled\)/],
   ])('still reports Failed when %s', async (_case, target, error) => {
-    const run = await runHook({ TARGET_FUNCTION_ARN: target });
+    const run = await runHook({ TARGET_FUNCTION_ARN: target, OPERATION: 'create-plant' });
 
     expect(run.result.error).toBeUndefined();
     expect(invokes(run)).toHaveLength(1);
@@ -379,6 +437,7 @@ describe('the pre-traffic hook, when it cannot check', () => {
 
   it.each([
     ['TARGET_FUNCTION_ARN is missing', {}, /TARGET_FUNCTION_ARN is not set/],
+    ['OPERATION is missing', { TARGET_FUNCTION_ARN: goodVersion }, /OPERATION is not set/],
     [
       'the target is an alias, not a version',
       { TARGET_FUNCTION_ARN: `${functionArn}:live` },
@@ -386,7 +445,7 @@ describe('the pre-traffic hook, when it cannot check', () => {
     ],
     [
       'the pool is half configured',
-      { TARGET_FUNCTION_ARN: goodVersion, USER_POOL_ID: userPoolId },
+      { TARGET_FUNCTION_ARN: goodVersion, OPERATION: 'create-plant', USER_POOL_ID: userPoolId },
       /USER_POOL_ID set without TOKEN_URL, CLIENT_ID/,
     ],
   ])('still reports Failed when %s, naming the variable', async (_case, variables, error) => {
@@ -402,7 +461,7 @@ describe('the pre-traffic hook, when it cannot check', () => {
 
   it('fails the invoke, so that Lambda retries it, when the report cannot be made', async () => {
     const run = await runHook(
-      { TARGET_FUNCTION_ARN: goodVersion },
+      { TARGET_FUNCTION_ARN: goodVersion, OPERATION: 'create-plant' },
       { env: { AWS_ENDPOINT_URL_CODEDEPLOY: 'http://127.0.0.1:9' } },
     );
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../functions/config.ts';
+import { operations } from '../../../functions/operations.ts';
 import {
   hookEnvNames,
   loadHookConfig,
@@ -8,6 +9,8 @@ import {
 } from '../../../functions/pre-traffic-check/hook-config.ts';
 
 const version = 'arn:aws:lambda:eu-west-1:123456789012:function:PlantStore-prod-CreatePlant:42';
+const [create, list] = operations;
+const check = { OPERATION: 'create-plant' };
 const pool = {
   TOKEN_URL: 'https://plants-prod.auth.eu-west-1.amazoncognito.com/oauth2/token',
   USER_POOL_ID: 'eu-west-1_AbCd1234',
@@ -17,9 +20,15 @@ const pool = {
 describe('loadHookConfig', () => {
   it('reads the target version and the pool', () => {
     expect(
-      loadHookConfig({ TARGET_FUNCTION_ARN: version, ...pool, TOKEN_SCOPE: 'plants/write' }),
+      loadHookConfig({
+        TARGET_FUNCTION_ARN: version,
+        ...check,
+        ...pool,
+        TOKEN_SCOPE: 'plants/write',
+      }),
     ).toEqual({
       targetFunctionArn: version,
+      operation: create,
       token: {
         tokenUrl: new URL(pool.TOKEN_URL),
         userPoolId: pool.USER_POOL_ID,
@@ -30,17 +39,25 @@ describe('loadHookConfig', () => {
   });
 
   it('reads no pool at all as an external issuer, and the scope as optional', () => {
-    expect(loadHookConfig({ TARGET_FUNCTION_ARN: ` ${version} `, USER_POOL_ID: ' ' })).toEqual({
-      targetFunctionArn: version,
-    });
-    expect(loadHookConfig({ TARGET_FUNCTION_ARN: version, ...pool }).token?.scope).toBeUndefined();
+    expect(
+      loadHookConfig({ TARGET_FUNCTION_ARN: ` ${version} `, ...check, USER_POOL_ID: ' ' }),
+    ).toEqual({ targetFunctionArn: version, operation: create });
+    expect(
+      loadHookConfig({ TARGET_FUNCTION_ARN: version, ...check, ...pool }).token?.scope,
+    ).toBeUndefined();
   });
 
   it.each([
     'arn:aws-cn:lambda:cn-north-1:123456789012:function:f:1',
     'arn:aws-us-gov:lambda:us-gov-west-1:123456789012:function:my_fn-2:130',
   ])('takes a version ARN of another partition: %s', (arn) => {
-    expect(loadHookConfig({ TARGET_FUNCTION_ARN: arn }).targetFunctionArn).toBe(arn);
+    expect(loadHookConfig({ TARGET_FUNCTION_ARN: arn, ...check }).targetFunctionArn).toBe(arn);
+  });
+
+  it.each(operations)('reads the operation $name, whose core cases the hook runs', (operation) => {
+    expect(
+      loadHookConfig({ TARGET_FUNCTION_ARN: version, OPERATION: ` ${operation.name} ` }).operation,
+    ).toBe(operation);
   });
 
   it.each([
@@ -49,34 +66,50 @@ describe('loadHookConfig', () => {
     ['$LATEST', { TARGET_FUNCTION_ARN: version.replace(/42$/, '$LATEST') }, 'not a function'],
     ['no qualifier', { TARGET_FUNCTION_ARN: version.replace(/:42$/, '') }, 'not a function'],
     ['a bare name', { TARGET_FUNCTION_ARN: 'CreatePlant:42' }, 'not a function version'],
+    ['no operation', { TARGET_FUNCTION_ARN: version }, 'OPERATION is not set'],
+    [
+      'an operation not in the list',
+      { TARGET_FUNCTION_ARN: version, OPERATION: 'update-plant' },
+      'OPERATION is not one of create-plant, list-plants, delete-plant: update-plant',
+    ],
+    [
+      'an operation by its route',
+      { TARGET_FUNCTION_ARN: version, OPERATION: 'GET /plants' },
+      'OPERATION is not one of',
+    ],
     [
       'a pool without its token URL',
-      { TARGET_FUNCTION_ARN: version, ...pool, TOKEN_URL: '' },
+      { TARGET_FUNCTION_ARN: version, ...check, ...pool, TOKEN_URL: '' },
       'USER_POOL_ID, CLIENT_ID set without TOKEN_URL',
     ],
     [
       'a scope alone',
-      { TARGET_FUNCTION_ARN: version, TOKEN_SCOPE: 'plants/write' },
+      { TARGET_FUNCTION_ARN: version, ...check, TOKEN_SCOPE: 'plants/write' },
       'TOKEN_SCOPE set without TOKEN_URL, USER_POOL_ID, CLIENT_ID',
     ],
     [
       'a token URL in the clear',
-      { TARGET_FUNCTION_ARN: version, ...pool, TOKEN_URL: 'http://example.com/oauth2/token' },
+      {
+        TARGET_FUNCTION_ARN: version,
+        ...check,
+        ...pool,
+        TOKEN_URL: 'http://example.com/oauth2/token',
+      },
       'TOKEN_URL is not an https URL',
     ],
     [
       'a token URL that is no URL',
-      { TARGET_FUNCTION_ARN: version, ...pool, TOKEN_URL: 'plants-prod' },
+      { TARGET_FUNCTION_ARN: version, ...check, ...pool, TOKEN_URL: 'plants-prod' },
       'TOKEN_URL is not an https URL',
     ],
     [
       'a pool id without its region',
-      { TARGET_FUNCTION_ARN: version, ...pool, USER_POOL_ID: 'AbCd1234' },
+      { TARGET_FUNCTION_ARN: version, ...check, ...pool, USER_POOL_ID: 'AbCd1234' },
       'USER_POOL_ID is not a user pool id',
     ],
     [
       'a client id with spaces',
-      { TARGET_FUNCTION_ARN: version, ...pool, CLIENT_ID: 'a b' },
+      { TARGET_FUNCTION_ARN: version, ...check, ...pool, CLIENT_ID: 'a b' },
       'CLIENT_ID is not an app client id',
     ],
   ])('refuses %s, naming the variable', (_case, env, message) => {
@@ -91,9 +124,9 @@ describe('loadHookConfigOrError', () => {
 
     expect(result).toBeInstanceOf(ConfigError);
     expect(String(result)).toBe('ConfigError: TARGET_FUNCTION_ARN is not set');
-    expect(loadHookConfigOrError({ TARGET_FUNCTION_ARN: version })).toEqual({
-      targetFunctionArn: version,
-    });
+    expect(
+      loadHookConfigOrError({ TARGET_FUNCTION_ARN: version, OPERATION: 'list-plants' }),
+    ).toEqual({ targetFunctionArn: version, operation: list });
   });
 });
 

@@ -19,13 +19,17 @@ import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { envNames } from '../../functions/config.ts';
+import { type Operation, routeKey } from '../../functions/operations.ts';
 import {
   cdkBundlingOptions,
-  createPlantEntry,
+  functionEntry,
   nodeOptions,
   projectRoot,
 } from '../bundling/bundling.ts';
-import { createPlantFunctionSettings } from '../function-settings.ts';
+import { functionSettings } from '../function-settings.ts';
+
+/** The scopes the API's operations require, as `functions/operations.ts` names them. */
+export type ApiScope = Operation['scope'];
 
 /**
  * Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. Defined
@@ -42,19 +46,21 @@ export interface TokenIssuerConfig {
   /** Accepted `aud` (or Cognito `client_id`) values; at least one. */
   readonly audiences: readonly string[];
   /**
-   * The scope a token must carry to create plants.
-   * @default 'plants/write'
+   * What this issuer calls each of the API's scopes, where it names one otherwise.
+   * @default - each scope as the API names it (`plants/read`, `plants/write`)
    */
-  readonly scope?: string;
+  readonly scopes?: Readonly<Partial<Record<ApiScope, string>>>;
 }
 
-export interface CreatePlantFunctionProps {
-  /** The function may put and get items in this table, and nothing else. */
+export interface OperationFunctionProps {
+  /** The entry of `functions/operations.ts` this function serves. */
+  readonly operation: Operation;
+  /** The function may make the operation's DynamoDB calls on this table, and nothing else. */
   readonly table: ITable;
   readonly tokenIssuer: TokenIssuerConfig;
-  /** @default createPlantFunctionSettings.memoryMb (1024; the reason is beside it) */
+  /** @default functionSettings.memoryMb (1024; the reason is beside it) */
   readonly memorySize?: number;
-  /** @default createPlantFunctionSettings.timeoutSeconds (10; the reason is beside it) */
+  /** @default functionSettings.timeoutSeconds (10; the reason is beside it) */
   readonly timeout?: Duration;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
@@ -64,21 +70,36 @@ export interface CreatePlantFunctionProps {
 export const liveAliasName = 'live';
 
 /**
- * The create-plant Lambda function: Node 24 on arm64, bundled locally by esbuild with the shared
- * options, JSON logs, active tracing, and a role that can only write its log group, send traces,
- * and put and get items in the plants table. Every deploy that changes it publishes a version,
- * and callers reach it through the alias `live`, never through `$LATEST`.
+ * The construct id of an operation's function, `CreatePlant` for `create-plant`; the stack's other
+ * per-operation constructs are named after it. Logical ids derive from it, and a changed logical
+ * id replaces the function, so it stays this spelling (operation-function.test.ts pins POST's).
  */
-export class CreatePlantFunction extends Construct {
+export function operationConstructId(operation: Pick<Operation, 'name'>): string {
+  return operation.name
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}
+
+/**
+ * One operation's Lambda function (`functions/<name>/handler.ts`): Node 24 on arm64, bundled
+ * locally by esbuild with the shared options, JSON logs, active tracing, and a role that can only
+ * write its log group, send traces, and make the operation's own DynamoDB calls on the plants
+ * table. Every deploy that changes it publishes a version, and callers reach it through the alias
+ * `live`, never through `$LATEST`.
+ */
+export class OperationFunction extends Construct {
+  readonly operation: Operation;
   readonly function: IFunction;
   /** `live`: what the HTTP API invokes; its `version` is the one this deploy published. */
   readonly alias: Alias;
   readonly role: IRole;
   readonly logGroup: ILogGroup;
 
-  constructor(scope: Construct, id: string, props: CreatePlantFunctionProps) {
+  constructor(scope: Construct, id: string, props: OperationFunctionProps) {
     super(scope, id);
-    const { table, tokenIssuer } = props;
+    const { operation, table, tokenIssuer } = props;
+    this.operation = operation;
 
     this.logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -90,20 +111,20 @@ export class CreatePlantFunction extends Construct {
     // log group in the account.
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'create-plant: write its own logs and traces, put and get plants',
+      description: `${operation.name}: write its own logs and traces; ${operation.dynamodbActions.join(', ')} on the plants table`,
     });
     this.role = role;
 
     const fn: NodejsFunction = new NodejsFunction(this, 'Function', {
-      entry: createPlantEntry,
+      entry: functionEntry(operation.name),
       handler: 'handler',
       projectRoot,
       depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
       bundling: cdkBundlingOptions,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? createPlantFunctionSettings.memoryMb,
-      timeout: props.timeout ?? Duration.seconds(createPlantFunctionSettings.timeoutSeconds),
+      memorySize: props.memorySize ?? functionSettings.memoryMb,
+      timeout: props.timeout ?? Duration.seconds(functionSettings.timeoutSeconds),
       role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,
@@ -111,13 +132,13 @@ export class CreatePlantFunction extends Construct {
       // INFO keeps the platform REPORT line, whose init duration the dashboard's cold-start widget reads.
       systemLogLevelV2: SystemLogLevel.INFO,
       tracing: Tracing.ACTIVE,
-      description: 'POST /plants: verify the bearer token, validate, write the plant',
+      description: `${routeKey(operation)}: ${operation.summary}`,
       environment: {
         [envNames.tableName]: table.tableName,
         [envNames.issuer]: tokenIssuer.issuer,
         [envNames.jwksUrl]: tokenIssuer.jwksUrl ?? defaultJwksUrl(tokenIssuer.issuer),
         [envNames.audiences]: tokenIssuer.audiences.join(','),
-        [envNames.scope]: tokenIssuer.scope ?? 'plants/write',
+        [envNames.scope]: tokenIssuer.scopes?.[operation.scope] ?? operation.scope,
         NODE_OPTIONS: nodeOptions,
       },
       currentVersionOptions: {
@@ -142,10 +163,9 @@ export class CreatePlantFunction extends Construct {
     });
 
     this.logGroup.grantWrite(role);
-    // Exactly the two calls the handler's store makes, on this one table (it has no indexes, so
-    // the table ARN alone); not grantReadWriteData, which would also allow scans, deletes and
-    // batch writes.
-    table.grant(role, 'dynamodb:PutItem', 'dynamodb:GetItem');
+    // Exactly the calls the operation's store makes, on this one table (it has no indexes, so the
+    // table ARN alone): a function that lists cannot delete, one that deletes cannot read.
+    table.grant(role, ...operation.dynamodbActions);
 
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
