@@ -119,7 +119,11 @@ describe('createPlantStoreClient', () => {
     expect(pages.every((page) => page.length <= 2)).toBe(true);
     const listed = pages.flat();
     for (const id of ids) {
-      expect(listed.filter((plant) => plant.id === id)).toStrictEqual([{ id, name: `Walk ${id}` }]);
+      // A bigint beyond 2^53, a number within it, as JSON.parse would give it.
+      const exact = Number.isSafeInteger(Number(id)) ? Number(id) : id;
+      expect(listed.filter((plant) => String(plant.id) === String(id))).toStrictEqual([
+        { id: exact, name: `Walk ${id}` },
+      ]);
     }
     expect(new Set(listed.map((plant) => plant.id)).size).toBe(listed.length);
     expect(deleted.response.status).toBe(204);
