@@ -107,7 +107,7 @@ export function routes(targets: {
       return writeResponse(res, gatewayError(body));
     }
     try {
-      if (route === undefined || fn === undefined) {
+      if (isToken || route === undefined || fn === undefined) {
         const { headers } = req;
         const answer = await issuer.tokenEndpoint({
           contentType: headers['content-type'],
