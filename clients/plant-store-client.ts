@@ -5,6 +5,7 @@ import type { components, paths } from './plant-store.generated.ts';
 
 export type Plant = components['schemas']['Plant'];
 export type NewPlant = components['schemas']['NewPlant'];
+export type PlantListItem = components['schemas']['PlantListItem'];
 export type ApiError = components['schemas']['Error'];
 export type PlantStoreClient = Client<paths>;
 
@@ -12,8 +13,9 @@ export interface PlantStoreClientOptions {
   /** The API's base URL: `http://127.0.0.1:3000` locally, the `ApiUrl` stack output on AWS. */
   readonly baseUrl: string;
   /**
-   * A bearer access token with the scope `plants/write`, or a function that returns a current one
-   * (called for each request, so it can refresh). Without one, requests carry no Authorization.
+   * A bearer access token with the scopes of the operations called (`plants/read` to list,
+   * `plants/write` to create and delete), or a function that returns a current one (called for
+   * each request, so it can refresh). Without one, requests carry no Authorization.
    */
   readonly token?: string | (() => string | Promise<string>);
   /** @default globalThis.fetch */
@@ -22,7 +24,8 @@ export interface PlantStoreClientOptions {
 
 /**
  * `const { data, error, response } = await client.POST('/plants', { body: { id: 1, name: 'Fern' } })`:
- * `data` is the Plant on 200, `error` the Error body otherwise.
+ * `data` is the Plant on 200, `error` the Error body otherwise. `client.DELETE('/plants/{id}',
+ * { params: { path: { id } } })` answers 204 with no `data`; to list, `listPlantPages(client)`.
  */
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
   const client = createClient<paths>({
@@ -40,6 +43,79 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     },
   });
   return client;
+}
+
+/** An answer of the API other than the success a helper below waits for. */
+export class PlantStoreError extends Error {
+  readonly status: number;
+  /** The `Error` body, or the gateway's `{message}`, as answered. */
+  readonly body: unknown;
+
+  constructor(status: number, body: unknown) {
+    const message = (body as { message?: unknown } | undefined)?.message;
+    super(`The Plant Store answered ${status}${typeof message === 'string' ? `: ${message}` : ''}`);
+    this.name = 'PlantStoreError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/**
+ * Every page of `GET /plants`, from the first to the last: each answer's
+ * `Link: <...>; rel="next"` is followed until an answer has none. The next link's query (its
+ * `limit` and `cursor`, as given) goes to this client's own `/plants`, so a base URL with a path
+ * of its own works too. Ids above 2^53 arrive as bigints, exact. Throws `PlantStoreError` for any
+ * answer but a 200.
+ */
+export async function* listPlantPages(
+  client: PlantStoreClient,
+  options: { readonly limit?: number; readonly signal?: AbortSignal } = {},
+): AsyncGenerator<PlantListItem[], void, undefined> {
+  let search = options.limit === undefined ? '' : `limit=${options.limit}`;
+  for (;;) {
+    const { data, error, response } = await client.GET('/plants', {
+      // The query is the link's own text: nothing in it is parsed and written again.
+      querySerializer: () => search,
+      parseAs: 'text',
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    if (data === undefined) throw new PlantStoreError(response.status, error);
+    yield parseExactJson(data) as PlantListItem[];
+    const next = nextLinkTarget(response.headers.get('link'));
+    if (next === undefined) return;
+    search = new URL(next, 'http://next.invalid/').search.slice(1);
+  }
+}
+
+/**
+ * The target of the `rel="next"` link in a `Link` header (RFC 8288: links separated by commas,
+ * `rel` a space-separated list of relation types, quoted or not, in any case), as written.
+ */
+export function nextLinkTarget(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  for (const [, target, params = ''] of header.matchAll(/<([^>]*)>((?:[^<"]|"[^"]*")*)/g)) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(params);
+    const types = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
+    if (types.includes('next')) return target;
+  }
+  return undefined;
+}
+
+/**
+ * JSON.parse, except that an integer a JavaScript number cannot hold exactly stays exact, as a
+ * bigint: list items carry int64 ids as JSON numbers.
+ */
+export function parseExactJson(text: string): unknown {
+  const parse = JSON.parse as (
+    text: string,
+    reviver: (key: string, value: unknown, context?: { source?: string }) => unknown,
+  ) => unknown;
+  return parse(text, (_key, value, context) => {
+    const source = context?.source ?? '';
+    return typeof value === 'number' && !Number.isSafeInteger(value) && /^-?\d+$/.test(source)
+      ? BigInt(source)
+      : value;
+  });
 }
 
 /** `JSON.rawJSON` (Node 21+, every current browser) is newer than TypeScript's lib files. */

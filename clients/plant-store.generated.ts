@@ -9,7 +9,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List plants
+         * @description Lists the plants in the store, a page at a time. Requires an access token with the scope
+         *     `plants/read`.
+         *
+         *     The body is a JSON array of `PlantListItem`: each plant's `name`, its `tag` when it has
+         *     one, and its `id`. The specification's `Plant` has no `id`, but its schema allows further
+         *     properties, so an item is a `Plant` that carries the `id` a client needs to delete it,
+         *     written as the exact int64 JSON number `NewPlant` takes (`9223372036854775807`, never a
+         *     rounded `9223372036854776000`): a client that needs ids above 2^53 reads the number's
+         *     source text, as a JSON parser with big-integer support does.
+         *
+         *     The next page is announced in the `Link` header, `</plants?limit=20&cursor=...>;
+         *     rel="next"` (RFC 8288, a path-absolute reference); the last page has none. Follow it as
+         *     given: its `cursor` is opaque and belongs to this API's table and to its `limit`. Following
+         *     it from the first page to the last lists every plant present throughout the walk exactly
+         *     once, even while other plants are created and deleted; one created or deleted during the
+         *     walk may or may not appear. A page may hold fewer plants than `limit`, and may be empty,
+         *     with a next link still to follow.
+         *
+         *     The order is whatever the store gives (DynamoDB's order of its keys): the same for every
+         *     walk of an unchanged table, and no order a client may rely on (not by id, name or time).
+         */
+        get: operations["listPlants"];
         put?: never;
         /**
          * Create a plant
@@ -31,6 +54,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/plants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a plant
+         * @description Deletes the plant with this id. Requires an access token with the scope `plants/write`.
+         *
+         *     Answers `204` whether or not a plant had this id: a delete is idempotent, so a client may
+         *     retry one whose answer it did not get, and needs no branch for a plant already gone.
+         *     Afterwards the id is free: a create with any name answers `200`. A delete racing a create
+         *     of the same id leaves either the whole plant or none, never part of one.
+         *
+         *     The id is named exactly as an int64 is written in decimal: digits, a leading `-` for a
+         *     negative id, no leading zeros, no `+`, fraction, exponent or spaces, and not `-0`, so that
+         *     one plant has one URL and `/plants/01` can never delete plant 1.
+         */
+        delete: operations["deletePlant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -42,12 +94,17 @@ export interface components {
             tag?: string;
         };
         NewPlant: components["schemas"]["Plant"] & {
-            /**
-             * Format: int64
-             * @description Identification number of the plant
-             */
-            id: number | bigint;
+            id: components["schemas"]["PlantId"];
         };
+        /** @description A plant as `GET /plants` lists it: the `Plant` and its `id`, which `Plant`'s schema allows as a further property and a client needs to delete it. No `tag` when the plant has none. */
+        PlantListItem: components["schemas"]["Plant"] & {
+            id: components["schemas"]["PlantId"];
+        };
+        /**
+         * Format: int64
+         * @description Identification number of the plant, kept exact over the whole int64 range
+         */
+        PlantId: number | bigint;
         Error: {
             /**
              * Format: int32
@@ -64,6 +121,55 @@ export interface components {
         };
     };
     responses: {
+        /** @description The bearer token is missing, malformed, expired, not yet valid, issued in the future, living longer than 24 hours, wrongly signed, or from another issuer or audience */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": 401,
+                 *       "message": "Token has expired"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description An unexpected fault (an `Error`, logged with the request id; the body says nothing internal), or the function failed or timed out (a `GatewayMessage` from the gateway) */
+        InternalServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayMessage"];
+            };
+        };
+        /** @description The store (or the token issuer) is throttled or unreachable after bounded retries (an `Error`, with `Retry-After`), or the function could not be reached in time (a `GatewayMessage` from the gateway); retrying the identical request is safe */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayMessage"];
+            };
+        };
+        /** @description The gateway's own limit; a request body over 10 MB, which the operation does not read, is not passed on */
+        GatewayContentTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Request Entity Too Large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GatewayMessage"];
+            };
+        };
         /** @description The local server only; the request did not arrive whole within its time limit (30 s by default). Node answers with no body and closes the connection */
         RequestTimeout: {
             headers: {
@@ -115,6 +221,85 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listPlants: {
+        parameters: {
+            query?: {
+                /** @description The most plants the page holds, an integer from 1 to 100 in decimal digits; 20 when absent. Anything else is a `400` naming `limit`: `0`, `-1`, `101`, `1.5`, `abc`, `2147483648`, an empty value, or `limit` given twice (also as `limit=1,2`: the gateway joins a repeated parameter's values with a comma). */
+                limit?: number;
+                /** @description Where the page starts, as the previous page's next link gives it; absent for the first page. Opaque: a cursor that was changed or cut short, that another deployment's table issued, or that belongs to pages of another `limit` is a `400` naming `cursor`, and never reveals anything of another table. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of plants, in the store's order; the next page in `Link` unless this is the last */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The next page, `</plants?limit=<limit>&cursor=<cursor>>; rel="next"` (RFC 8288); absent on the last page */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "name": "Fern",
+                     *         "tag": "indoor"
+                     *       },
+                     *       {
+                     *         "id": 9223372036854776000,
+                     *         "name": "Ivy"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["PlantListItem"][];
+                };
+            };
+            /** @description `limit` is not an integer from 1 to 100, is empty or given twice, or `cursor` is not one this API issued for this `limit` (the message names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "limit must be an integer from 1 to 100"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The token is valid but lacks the scope `plants/read` */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "Token lacks the scope \"plants/read\""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["GatewayContentTooLarge"];
+            421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createPlant: {
         parameters: {
             query?: never;
@@ -167,22 +352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The bearer token is missing, malformed, expired, not yet valid, issued in the future, living longer than 24 hours, wrongly signed, or from another issuer or audience */
-            401: {
-                headers: {
-                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 401,
-                     *       "message": "Token has expired"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description The token is valid but lacks the scope `plants/write` */
             403: {
                 headers: {
@@ -235,25 +405,68 @@ export interface operations {
             };
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];
-            /** @description An unexpected fault (an `Error`, logged with the request id; the body says nothing internal), or the function failed or timed out (a `GatewayMessage` from the gateway) */
-            500: {
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deletePlant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The plant's id in canonical decimal form; `01`, `1.0`, `+1`, `-0`, `1e3`, `abc` and ids outside the int64 range (`9223372036854775808`) are a `400` naming `id`. */
+                id: components["schemas"]["PlantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, or there was no plant with this id; no body */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not an int64 in canonical decimal form (the message names `id`) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayMessage"];
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "id must be between -9223372036854775808 and 9223372036854775807"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The store (or the token issuer) is throttled or unreachable after bounded retries (an `Error`, with `Retry-After`), or the function could not be reached in time (a `GatewayMessage` from the gateway); retrying the identical request is safe */
-            503: {
+            401: components["responses"]["Unauthorized"];
+            /** @description The token is valid but lacks the scope `plants/write` */
+            403: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayMessage"];
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "Token lacks the scope \"plants/write\""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["GatewayContentTooLarge"];
+            421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

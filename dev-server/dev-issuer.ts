@@ -1,19 +1,27 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { type JSONWebKeySet, SignJWT } from 'jose';
+import { operations } from '../functions/operations.ts';
 import type { LocalConfig } from './config.ts';
 import { type GatewayResponse, jsonResponse } from './http-gateway.ts';
 import { type SigningKey, signingAlgorithm } from './issuer-files.ts';
 
-/** The resource-server scope that `POST /plants` requires, as defined in the Cognito user pool. */
-export const plantsWriteScope = 'plants/write';
+/**
+ * The resource server's scopes, as the Cognito user pool defines them: every scope an operation
+ * requires (functions/operations.ts). The client may be granted all of them, and a token carries
+ * all of them unless the request names fewer.
+ */
+export const apiScopes: readonly string[] = [
+  ...new Set(operations.map(({ scope }) => scope)),
+].sort();
 /** Cognito's default access-token lifetime. */
 const tokenLifetimeSeconds = 3600;
 
 export const issuerPaths = { token: '/oauth2/token', jwks: '/.well-known/jwks.json' } as const;
 
 /**
- * A development stand-in for the Cognito user pool: one client-credentials app client, one scope,
- * access tokens shaped like Cognito's (no `aud`; `client_id`, `token_use: access`, `scope`).
+ * A development stand-in for the Cognito user pool: one client-credentials app client allowed
+ * every scope of the API, access tokens shaped like Cognito's (no `aud`; `client_id`,
+ * `token_use: access`, `scope`).
  */
 export class DevIssuer {
   /** The URL the tokens name in `iss`, and where the JWKS is served: the local API's base URL. */
@@ -31,7 +39,7 @@ export class DevIssuer {
     return { keys: [this.#key.publicJwk] };
   }
 
-  async mintAccessToken(scopes: readonly string[] = [plantsWriteScope]): Promise<string> {
+  async mintAccessToken(scopes: readonly string[] = apiScopes): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     const claims = { client_id: this.#client.id, token_use: 'access', scope: scopes.join(' ') };
     return new SignJWT({ ...claims, auth_time: now, version: 2 })
@@ -65,11 +73,11 @@ export class DevIssuer {
       return oauthError(401, 'invalid_client');
     }
     const requested = form.get('scope')?.split(' ').filter(Boolean) ?? [];
-    if (requested.some((scope) => scope !== plantsWriteScope)) {
+    if (requested.some((scope) => !apiScopes.includes(scope))) {
       return oauthError(400, 'invalid_scope');
     }
     // Like Cognito: no scope asked for means every scope the client is allowed.
-    const scopes = requested.length > 0 ? [...new Set(requested)] : [plantsWriteScope];
+    const scopes = requested.length > 0 ? [...new Set(requested)] : apiScopes;
     const token = await this.mintAccessToken(scopes);
     const answer = { access_token: token, expires_in: tokenLifetimeSeconds, token_type: 'Bearer' };
     return jsonResponse(200, answer, noStore);

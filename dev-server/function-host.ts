@@ -21,16 +21,38 @@ export class FunctionInitError extends Error {
 /** `initError` once (absent when the handler loaded), then results. */
 export type FromWorker = { initError?: string } | { id: number; result?: unknown };
 
+/** What the worker needs to stand in for the function's execution environment. */
+export interface WorkerSettings {
+  readonly handlerUrl: string;
+  /** Lambda's function name, as the context tells it. */
+  readonly functionName: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+}
+
+/** One function as the stack configures it, with the local stand-ins for its AWS neighbours. */
+export interface FunctionSettings {
+  /** The module exporting `handler`, as a URL. */
+  readonly handlerUrl: string;
+  readonly functionName: string;
+  readonly tableName: string;
+  readonly issuer: string;
+  readonly audience: string;
+  /** The scope its operation requires (`AUTH_SCOPE`). */
+  readonly scope: string;
+  readonly dynamodbEndpoint: string;
+}
+
 /**
  * The handler in a worker thread of its own, the local counterpart of a Lambda execution
  * environment: its own `process.env` and module graph, so the unmodified handler configures itself
- * at import as it does on AWS, and one process can run several local APIs (the tests do). What the
- * function writes to stdout reaches `log` line by line, as it reaches CloudWatch. Resolves once the
- * handler has loaded, so a handler that cannot load fails `npm start` at once.
+ * at import as it does on AWS, each operation's function with its own scope, and one process can
+ * run several local APIs (the tests do). What the function writes to stdout reaches `log` line by
+ * line, as it reaches CloudWatch. Resolves once the handler has loaded, so a handler that cannot
+ * load fails `npm start` at once.
  */
 export async function startFunction(
-  handlerUrl: string,
-  settings: Record<'tableName' | 'issuer' | 'audience' | 'scope' | 'dynamodbEndpoint', string>,
+  settings: FunctionSettings,
   log: (line: string) => void,
 ): Promise<LocalFunction> {
   // The stack's variables and dummy credentials for dynalite; nothing of the developer's own (no
@@ -44,9 +66,17 @@ export async function startFunction(
     AWS_REGION: localAwsCredentials.region,
     AWS_ACCESS_KEY_ID: localAwsCredentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: localAwsCredentials.secretAccessKey,
+    AWS_LAMBDA_FUNCTION_NAME: settings.functionName,
+  };
+  const { memoryMb, timeoutSeconds } = functionSettings;
+  const workerData: WorkerSettings = {
+    handlerUrl: settings.handlerUrl,
+    functionName: settings.functionName,
+    memoryMb,
+    timeoutSeconds,
   };
   const worker = new Worker(new URL('./function-worker.ts', import.meta.url), {
-    workerData: handlerUrl,
+    workerData,
     env,
     stdout: true,
   });
@@ -72,7 +102,7 @@ export async function startFunction(
   });
   await loaded.promise;
 
-  const timeoutMs = functionSettings.timeoutSeconds * 1000;
+  const timeoutMs = timeoutSeconds * 1000;
   let nextId = 0;
   return {
     invoke: (event) => {

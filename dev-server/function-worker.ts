@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
-import { functionSettings } from '../infra/function-settings.ts';
-import type { FromWorker } from './function-host.ts';
+import type { FromWorker, WorkerSettings } from './function-host.ts';
 
 const port = parentPort as NonNullable<typeof parentPort>;
+const settings = workerData as WorkerSettings;
 const post = (message: FromWorker) => port.postMessage(message);
 const errorText = (error: unknown) =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -15,9 +15,9 @@ const errorText = (error: unknown) =>
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 let handler: Handler;
 try {
-  const module = (await import(workerData as string)) as { handler?: unknown };
+  const module = (await import(settings.handlerUrl)) as { handler?: unknown };
   if (typeof module.handler !== 'function') {
-    throw new TypeError(`${workerData} does not export a function named handler`);
+    throw new TypeError(`${settings.handlerUrl} does not export a function named handler`);
   }
   handler = module.handler as Handler;
 } catch (error) {
@@ -41,8 +41,7 @@ port.on('message', ({ id, event }: { id: number; event: unknown }) => {
 
 /** What Lambda tells the function about itself, with the stack's settings. */
 function lambdaContext(): Context {
-  const { memoryMb, timeoutSeconds } = functionSettings;
-  const functionName = 'create-plant';
+  const { functionName, memoryMb, timeoutSeconds } = settings;
   const deadline = Date.now() + timeoutSeconds * 1000;
   const noCallbacks = () => {
     throw new Error('Callback-style completion is not supported by the nodejs24.x runtime');

@@ -8,27 +8,45 @@ const maxRequestBytes = 10 * 1024 * 1024;
 /** The parts of an HTTP request that the event is made of; `rawHeaders` keeps repeats and order. */
 export type RawRequest = Pick<IncomingMessage, 'method' | 'url' | 'httpVersion' | 'rawHeaders'>;
 
+/** What the gateway knows of a request besides its bytes: where it came from and which route took it. */
+export interface RequestContext {
+  readonly requestId: string;
+  /** The route as API Gateway writes it, `DELETE /plants/{id}`. */
+  readonly routeKey: string;
+  /** The route's `{name}` parameters, decoded; empty for a route without any. */
+  readonly pathParameters: Readonly<Record<string, string>>;
+  readonly receivedAt: Date;
+  readonly sourceIp: string;
+}
+
 /**
  * One HTTP request as API Gateway HTTP API hands it to Lambda with payload format 2.0, as far as a
  * handler of JSON bodies can tell: header names lower-cased, repeated headers joined with commas,
- * and the body as text when it is UTF-8 text (text/*, JSON), else base64. API Gateway also moves
- * cookies out of the headers and decodes the query string; the handler reads neither, so neither
- * is done here.
+ * the query string decoded into `queryStringParameters` (a repeated name's values joined with
+ * commas too) beside `rawQueryString` as sent, the route's path parameters, and the body as text
+ * when it is UTF-8 text (text/*, JSON), else base64. Each map leaves out what the request does not
+ * have, as API Gateway does. API Gateway also moves cookies out of the headers; no handler reads
+ * them, so that is not done here.
  */
 export function toEventV2(
   request: RawRequest,
   body: Buffer,
-  context: { requestId: string; routeKey: string; receivedAt: Date; sourceIp: string },
+  context: RequestContext,
 ): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {};
+  const headerValues = new Map<string, string>();
   for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
     const name = (request.rawHeaders[i] as string).toLowerCase();
     const value = request.rawHeaders[i + 1] as string;
-    headers[name] = Object.hasOwn(headers, name) ? `${headers[name]},${value}` : value;
+    const earlier = headerValues.get(name);
+    headerValues.set(name, earlier === undefined ? value : `${earlier},${value}`);
   }
+  // Built from entries, so that a name such as `__proto__` is a member like any other.
+  const headers: Record<string, string> = Object.fromEntries(headerValues);
   const url = request.url ?? '/';
   const queryStart = url.indexOf('?');
   const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
+  const rawQueryString = queryStart < 0 ? '' : url.slice(queryStart + 1);
+  const query = queryStringParameters(rawQueryString);
   const domainName = (headers.host ?? 'localhost').replace(/:\d+$/, '');
   const mediaType = headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
   const text = /^(text\/.+|application\/(.+\+)?json)$/.test(mediaType) && isUtf8(body);
@@ -38,8 +56,9 @@ export function toEventV2(
     version: '2.0',
     routeKey: context.routeKey,
     rawPath,
-    rawQueryString: queryStart < 0 ? '' : url.slice(queryStart + 1),
+    rawQueryString,
     headers,
+    ...(query === undefined ? {} : { queryStringParameters: query }),
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
@@ -58,9 +77,26 @@ export function toEventV2(
       time: `${day}/${month}/${year}:${time} +0000`,
       timeEpoch: context.receivedAt.getTime(),
     },
+    ...(Object.keys(context.pathParameters).length > 0
+      ? { pathParameters: { ...context.pathParameters } }
+      : {}),
     ...(body.length > 0 ? { body: body.toString(text ? 'utf8' : 'base64') } : {}),
     isBase64Encoded: body.length > 0 && !text,
   };
+}
+
+/**
+ * The query string as payload 2.0 carries it: names and values decoded (`+` is a space, a `%`
+ * that starts no escape stays as it is), a name sent twice given its values joined with commas in
+ * the order sent, `undefined` when there is no parameter at all.
+ */
+export function queryStringParameters(rawQueryString: string): Record<string, string> | undefined {
+  const values = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(rawQueryString)) {
+    const earlier = values.get(name);
+    values.set(name, earlier === undefined ? value : `${earlier},${value}`);
+  }
+  return values.size === 0 ? undefined : Object.fromEntries(values);
 }
 
 export interface GatewayResponse {
@@ -117,6 +153,11 @@ export function jsonResponse(
 export function writeResponse(res: ServerResponse, response: GatewayResponse): void {
   res.statusCode = response.statusCode;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  // RFC 9110 8.6: a 204 or 304 has no content and carries no Content-Length.
+  if (response.statusCode === 204 || response.statusCode === 304) {
+    res.removeHeader('content-length');
+    return void res.end();
+  }
   res.setHeader('content-length', response.body.length);
   res.end(response.body);
 }

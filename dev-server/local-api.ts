@@ -1,9 +1,10 @@
 import { join } from 'node:path';
+import { type OperationName, operations } from '../functions/operations.ts';
 import { defaults, isLoopback, type LocalConfig, LocalConfigError } from './config.ts';
 import { lockDataDir } from './data-dir.ts';
-import { DevIssuer, plantsWriteScope } from './dev-issuer.ts';
+import { DevIssuer } from './dev-issuer.ts';
 import { startDynamoDb } from './dynamodb.ts';
-import { startFunction } from './function-host.ts';
+import { type LocalFunction, startFunction } from './function-host.ts';
 import { loadOrCreateSigningKey, recordIssuer } from './issuer-files.ts';
 import { routes } from './routes.ts';
 import { type RequestHandler, startServer } from './server.ts';
@@ -28,8 +29,11 @@ export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
   readonly client?: LocalConfig['client'];
   /** One line per request, and the function's own log lines as it writes them; @default console.log */
   readonly log?: (line: string) => void;
-  /** @default the real handler, functions/create-plant/handler.ts */
-  readonly handlerUrl?: string;
+  /**
+   * The module (a URL) that stands in for an operation's handler; tests name their fixtures here.
+   * @default each operation's real handler, functions/<name>/handler.ts
+   */
+  readonly handlers?: { readonly [name in OperationName]?: string };
   readonly limits?: Partial<LocalLimits>;
 }
 
@@ -38,7 +42,7 @@ export interface LocalApi {
   readonly url: string;
   readonly issuer: DevIssuer;
   readonly dataDir: string | undefined;
-  /** Finishes requests in flight, stops the function, flushes the store, unlocks the directory. */
+  /** Finishes requests in flight, stops the functions, flushes the store, unlocks the directory. */
   close(): Promise<void>;
 }
 
@@ -58,7 +62,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     );
   }
   const limits = { ...defaultLimits, ...options.limits };
-  // Undone in reverse: the server drains its requests in flight first, then the function stops,
+  // Undone in reverse: the server drains its requests in flight first, then the functions stop,
   // then the store closes (flushing LevelDB), then the data directory is unlocked.
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -81,22 +85,38 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const issuer = new DevIssuer({ issuer: server.url, key, client });
     if (dataDir !== undefined) await recordIssuer(dataDir, server.url);
 
-    const handlerUrl =
-      options.handlerUrl ?? new URL('../functions/create-plant/handler.ts', import.meta.url).href;
-    const fn = await startFunction(
-      handlerUrl,
-      {
-        tableName: localTableName,
-        issuer: server.url,
-        audience: client.id,
-        scope: plantsWriteScope,
-        dynamodbEndpoint: dynamodb.endpoint,
-      },
-      log,
+    // One worker per operation, as each operation is a function of its own on AWS: its own
+    // module graph, scope and configuration (docs/decisions/0096-one-worker-per-operation.md).
+    const started = await Promise.allSettled(
+      operations.map((operation) =>
+        startFunction(
+          {
+            handlerUrl:
+              options.handlers?.[operation.name] ??
+              new URL(`../functions/${operation.name}/handler.ts`, import.meta.url).href,
+            functionName: operation.name,
+            tableName: localTableName,
+            issuer: server.url,
+            audience: client.id,
+            scope: operation.scope,
+            dynamodbEndpoint: dynamodb.endpoint,
+          },
+          log,
+        ),
+      ),
     );
-    stops.splice(-1, 0, () => fn.stop());
+    const functions = new Map<OperationName, LocalFunction>();
+    for (const [index, result] of started.entries()) {
+      const operation = operations[index];
+      if (result.status !== 'fulfilled' || operation === undefined) continue;
+      functions.set(operation.name, result.value);
+      // The functions stop after the server has drained and before the store closes.
+      stops.splice(-1, 0, () => result.value.stop());
+    }
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
     const bodyBudget = { free: limits.bodyBytesInFlight };
-    handler.resolve(routes({ issuer, fn, devTokenInDocs: isLoopback(host), bodyBudget }));
+    handler.resolve(routes({ issuer, functions, devTokenInDocs: isLoopback(host), bodyBudget }));
 
     let closing: Promise<void> | undefined;
     return { url: server.url, issuer, dataDir, close: () => (closing ??= stopAll()) };

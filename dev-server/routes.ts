@@ -1,3 +1,9 @@
+import {
+  type Operation,
+  type OperationName,
+  operations,
+  routeKey,
+} from '../functions/operations.ts';
 import { type DevIssuer, issuerPaths } from './dev-issuer.ts';
 import { docsResponse } from './docs-route.ts';
 import type { LocalFunction } from './function-host.ts';
@@ -12,21 +18,70 @@ import {
 } from './http-gateway.ts';
 import type { RequestHandler } from './server.ts';
 
-/** The one route of the HTTP API, as the CDK stack declares it. */
-const plantsRouteKey = 'POST /plants';
+/** An operation a request's method and path reach, with the values of its path's `{name}`s. */
+export interface MatchedRoute {
+  readonly operation: Operation;
+  readonly pathParameters: Readonly<Record<string, string>>;
+}
+
+/**
+ * The operation whose route is this method and path, as an HTTP API matches routes: the method
+ * exactly, the path segment by segment, a `{name}` standing for one whole non-empty segment, which
+ * reaches the function decoded (a segment that does not decode is passed as sent). A literal
+ * segment wins over a parameter. `undefined` for any other method or path, a known path with
+ * another method included: API Gateway answers those itself.
+ */
+export function matchRoute(
+  method: string,
+  path: string,
+  routes: readonly Operation[] = operations,
+): MatchedRoute | undefined {
+  const segments = path.split('/');
+  let best: { route: MatchedRoute; literals: number } | undefined;
+  for (const operation of routes) {
+    if (operation.method !== method) continue;
+    const template = operation.path.split('/');
+    if (template.length !== segments.length) continue;
+    const pathParameters = new Map<string, string>();
+    let literals = 0;
+    const matches = template.every((part, index) => {
+      const segment = segments[index] ?? '';
+      const name = /^\{([^{}]+)\}$/.exec(part)?.[1];
+      if (name === undefined) {
+        literals += 1;
+        return part === segment;
+      }
+      pathParameters.set(name, decodedSegment(segment));
+      return segment !== '';
+    });
+    if (matches && (best === undefined || literals > best.literals)) {
+      best = { route: { operation, pathParameters: Object.fromEntries(pathParameters) }, literals };
+    }
+  }
+  return best?.route;
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 /**
  * Where each request goes: the issuer's JWKS and token endpoint (Cognito's, on AWS), the docs, the
- * function behind `POST /plants`, or the HTTP API's 404 for anything else. `devTokenInDocs`: whether
- * `/docs` may hold a fresh token, only where other machines cannot reach the server.
+ * function of the operation whose route it matches (functions/operations.ts), or the HTTP API's
+ * 404 for anything else. `devTokenInDocs`: whether `/docs` may hold a fresh token, only where other
+ * machines cannot reach the server.
  */
 export function routes(targets: {
   issuer: DevIssuer;
-  fn: LocalFunction;
+  functions: ReadonlyMap<OperationName, LocalFunction>;
   devTokenInDocs: boolean;
   bodyBudget: BodyBudget;
 }): RequestHandler {
-  const { issuer, fn, devTokenInDocs, bodyBudget } = targets;
+  const { issuer, functions, devTokenInDocs, bodyBudget } = targets;
   return async (req, res, requestId) => {
     const receivedAt = new Date();
     const method = req.method ?? 'GET';
@@ -39,9 +94,11 @@ export function routes(targets: {
       if (docs !== undefined) return writeResponse(res, docs);
     }
     const isToken = method === 'POST' && path === issuerPaths.token;
-    const isPlants = `${method} ${path}` === plantsRouteKey;
-    // HTTP API answers an unmatched route, a wrong method included, before it reads the body.
-    if (!isToken && !isPlants) return writeResponse(res, gatewayError(404));
+    const route = isToken ? undefined : matchRoute(method, path);
+    const fn = route && functions.get(route.operation.name as OperationName);
+    // HTTP API answers an unmatched route, a wrong method included, before it reads the body
+    // (docs/decisions/0095-unmatched-route-is-404.md).
+    if (!isToken && fn === undefined) return writeResponse(res, gatewayError(404));
 
     const body = await readBody(req, bodyBudget);
     if (typeof body === 'number') {
@@ -50,7 +107,7 @@ export function routes(targets: {
       return writeResponse(res, gatewayError(body));
     }
     try {
-      if (isToken) {
+      if (isToken || route === undefined || fn === undefined) {
         const { headers } = req;
         const answer = await issuer.tokenEndpoint({
           contentType: headers['content-type'],
@@ -60,8 +117,13 @@ export function routes(targets: {
         return writeResponse(res, answer);
       }
       const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-      const context = { requestId, routeKey: plantsRouteKey, receivedAt, sourceIp };
-      const event = toEventV2(req, body, context);
+      const event = toEventV2(req, body, {
+        requestId,
+        routeKey: routeKey(route.operation),
+        pathParameters: route.pathParameters,
+        receivedAt,
+        sourceIp,
+      });
       // HTTP API answers a failed or timed-out invocation with a plain 500.
       writeResponse(res, fromResultV2(await fn.invoke(event)));
     } finally {

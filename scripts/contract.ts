@@ -1,20 +1,25 @@
 // `npm run contract -- --url <api base url> [--token <bearer token>] [--seed N] [--runs N]`: checks
-// a running Plant Store API against openapi.yaml itself. Request bodies are generated from the
-// spec's schemas with fast-check (a fixed seed by default, so two runs send the same requests),
-// valid and invalid as the spec itself judges them, with requests without a token, with a bad
-// token, with the wrong content type, too large, and to routes the spec does not list; then the
-// pre-traffic hook's core cases. Every answer must be documented for its operation (status,
-// headers, body) and be the status the spec gives that request. Prints the statuses seen per
-// operation; exit code 1 on any violation, naming the request and the answer.
+// a running Plant Store API against openapi.yaml itself. Requests are generated from the spec's
+// schemas with fast-check (a fixed seed by default, so two runs send the same requests): request
+// bodies and path and query parameters, valid and invalid as the spec itself judges them, with
+// requests without a token, with a bad token, with the wrong content type, too large, and to routes
+// the spec does not list; then a conflict on a plant the run stored, a list walk that follows each
+// next link to the last page while plants come and go, the walk's cursors changed, the run's plants
+// deleted and one re-created, and the pre-traffic hook's core cases. Every answer must be
+// documented for its operation (status, headers, body) and be the status the spec gives that
+// request. Prints the statuses seen per operation; exit code 1 on any violation, naming the request
+// and the answer.
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import { exactJson } from '../clients/plant-store-client.ts';
+import { exactJson, nextLinkTarget, parseExactJson } from '../clients/plant-store-client.ts';
 import { freshPlantId, runCoreCases } from '../functions/pre-traffic-check/core-cases.ts';
 import {
   type Answer,
+  exactIntegerBounds,
   loadOpenApiExchanges,
   type OpenApiExchanges,
   type Operation,
+  type Parameter,
   type Route,
 } from './openapi-exchange.ts';
 
@@ -23,6 +28,7 @@ export interface SentRequest {
   /** What the request is, for the report: `a body the spec accepts`, `no token`, ... */
   readonly name: string;
   readonly method: string;
+  /** The request target: the path and any query string. */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
@@ -37,11 +43,16 @@ export interface ContractCase extends SentRequest {
 
 export interface ContractOptions {
   readonly url: string;
-  /** A bearer token with the operations' scopes; without one, only what needs no token is sent. */
+  /**
+   * A bearer token with every scope the operations require; without one, only what needs no token
+   * is sent.
+   */
   readonly token?: string | undefined;
   readonly seed: number;
-  /** How many request bodies are generated. */
+  /** How many requests are generated per operation. */
   readonly runs: number;
+  /** The page size of the list walk. */
+  readonly walkLimit: number;
   readonly timeoutMs: number;
 }
 
@@ -56,18 +67,27 @@ export interface ContractResult {
   readonly requests: number;
   /** Statuses seen per operation name (or `no route (METHOD /path)`). */
   readonly statuses: ReadonlyMap<string, ReadonlyMap<number, number>>;
+  /** The list walk, when one was made: pages answered, plants listed, the run's plants in it. */
+  readonly walk?: { readonly pages: number; readonly plants: number; readonly stored: number };
   readonly failures: readonly ContractFailure[];
 }
 
-export const defaults = { seed: 19, runs: 120, timeoutMs: 10_000 } as const;
+export const defaults = { seed: 19, runs: 120, walkLimit: 10, timeoutMs: 10_000 } as const;
 
 type Json = null | boolean | number | string | bigint | Json[] | { [key: string]: Json };
 type Schema = { [keyword: string]: unknown };
 
+/** The routes this check knows by name beyond what the spec's schemas say. */
+const listRoute = { method: 'GET', path: '/plants' } as const;
+const createRoute = { method: 'POST', path: '/plants' } as const;
+/** A walk that has not ended after this many pages is a violation (a link that loops). */
+const maxWalkPages = 10_000;
+
 /**
- * Sends the generated cases, a conflict on a plant they stored, then the pre-traffic hook's core
- * cases (functions/pre-traffic-check/core-cases.ts, judged by their own rules as well), and checks
- * every answer against the spec.
+ * Sends the generated cases, then the stateful steps (a conflict, the list walk and its cursors,
+ * deleting the run's plants), then the pre-traffic hook's core cases
+ * (functions/pre-traffic-check/core-cases.ts, judged by their own rules as well), and checks every
+ * answer against the spec.
  */
 export async function runContract(options: ContractOptions): Promise<ContractResult> {
   const spec = await loadOpenApiExchanges();
@@ -80,7 +100,10 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
   const record = (request: SentRequest, answer: Answer, problems: readonly string[]) => {
     const route: Route = { method: request.method, path: request.path };
     const operation = spec.operationOf(route);
-    const row = `${operation?.name ?? 'no route'} (${route.method} ${route.path})`;
+    const row =
+      operation === undefined
+        ? `no route (${route.method} ${route.path})`
+        : `${operation.name} (${route.method} ${operation.template})`;
     const seen = statuses.get(row) ?? new Map<number, number>();
     seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
     statuses.set(row, seen);
@@ -96,40 +119,81 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
       return undefined;
     }
   };
-
-  let stored: ContractCase | undefined;
-  for (const contractCase of contractCases(spec, options)) {
+  /** Sends a case and records its answer, with a violation unless its status is expected. */
+  const run = async (contractCase: ContractCase): Promise<Answer | undefined> => {
     const answer = await exchange(contractCase);
-    if (answer === undefined) continue;
+    if (answer === undefined) return undefined;
     const expected = contractCase.expect.includes(answer.status);
-    record(
-      contractCase,
-      answer,
-      expected ? [] : [`expected ${contractCase.expect.join(' or ')} (${contractCase.why})`],
-    );
+    const why = `expected ${contractCase.expect.join(' or ')} (${contractCase.why})`;
+    record(contractCase, answer, expected ? [] : [why]);
+    return answer;
+  };
+
+  /** The plants this run created (a 200 to a create it sent), by id. */
+  const stored = new Map<string, { id: Json; name: Json; tag?: Json }>();
+  const created: ContractCase[] = [];
+  for (const contractCase of contractCases(spec, options)) {
+    const answer = await run(contractCase);
     const authorized = contractCase.headers.authorization !== undefined;
-    if (contractCase.name === acceptedBody && authorized && [200, 409].includes(answer.status)) {
-      stored ??= contractCase;
+    if (contractCase.name === acceptedBody && authorized && answer?.status === 200) {
+      const { id = null } = parseExact(contractCase.body as string) as Record<string, Json>;
+      // As the answer has it: the store keeps text in NFC, which the body may not be in.
+      const { name = null, tag } = (parseExact(answer.body) ?? {}) as Record<string, Json>;
+      stored.set(String(id), { id, name, ...(tag === undefined ? {} : { tag }) });
+      created.push(contractCase);
     }
   }
 
-  // A plant stored under an id, sent again with another name, is the conflict the spec documents.
-  if (stored !== undefined) {
-    const plant = parseExact(stored.body as string) as Record<string, Json>;
-    const other = plant.name === 'Contract check' ? 'Contract check 2' : 'Contract check';
-    const conflict = {
-      ...stored,
+  const [first] = created;
+  let walk: ContractResult['walk'];
+  if (first !== undefined && options.token !== undefined) {
+    const firstPlant = parseExact(first.body as string) as Record<string, Json>;
+    const other = (name: Json | undefined) =>
+      name === 'Contract check' ? 'Contract check 2' : 'Contract check';
+    // A plant stored under an id, sent again with another name, is the conflict the spec documents.
+    await run({
+      ...first,
       name: 'the id of a stored plant, with another name',
-      body: exactJson({ ...plant, name: other }),
-    };
-    const answer = await exchange(conflict);
-    if (answer !== undefined) {
-      record(
-        conflict,
-        answer,
-        answer.status === 409 ? [] : ['expected 409 (nothing stored is overwritten)'],
-      );
+      body: exactJson({ ...firstPlant, name: other(firstPlant.name) }),
+      expect: [409],
+      why: 'nothing stored is overwritten',
+    });
+
+    const { next, ...summary } = await listWalk({
+      options,
+      stored,
+      run,
+      exchange,
+      record,
+      failures,
+    });
+    walk = { ...summary, stored: stored.size };
+    if (next !== undefined) {
+      for (const cursorCase of cursorCases(next, options)) await run(cursorCase);
     }
+
+    // The run's own plants are deleted (the spec's success), the first twice (absent: the same
+    // answer), then created again under another name, which the delete has freed, and deleted.
+    const auth = { authorization: `Bearer ${options.token}` };
+    const remove = (id: string, name: string): ContractCase => ({
+      name,
+      method: 'DELETE',
+      path: `/plants/${encodeURIComponent(id)}`,
+      headers: auth,
+      expect: [204],
+      why: 'deleting is idempotent: 204 whether or not the plant is there',
+    });
+    for (const id of stored.keys()) await run(remove(id, 'a plant this run stored'));
+    const firstId = String(firstPlant.id);
+    await run(remove(firstId, 'a plant already deleted'));
+    await run({
+      ...first,
+      name: 'the id of a deleted plant, with another name',
+      body: exactJson({ ...firstPlant, name: other(firstPlant.name) }),
+      expect: [200],
+      why: 'a delete frees the id for any plant',
+    });
+    await run(remove(firstId, 'the plant created again'));
   }
 
   // The core cases judge each answer themselves, after it is sent; they are recorded once run.
@@ -150,48 +214,256 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
       record({ ...sent.request, name: `core case: ${result.name}` }, sent.answer, result.problems);
     }
   }
-  return { requests, statuses, failures };
+  return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
 }
 
 const acceptedBody = 'a body the spec accepts';
 
-/** The cases of one run: for each operation with a JSON body, generated bodies, then edge requests. */
+/**
+ * Follows the list's next links from the first page (`limit` = `walkLimit`) to the last, creating
+ * a fresh plant and deleting the one before it between pages. Each page must be a 200 whose next
+ * link goes on with the same limit; the walk must end; no id may appear twice; and each plant the
+ * run stored, present throughout, must appear exactly once, as stored. Returns the first next
+ * link, for the cursor cases, and how far the walk went.
+ */
+async function listWalk(context: {
+  options: ContractOptions;
+  stored: ReadonlyMap<string, { id: Json; name: Json; tag?: Json }>;
+  run: (contractCase: ContractCase) => Promise<Answer | undefined>;
+  exchange: (request: SentRequest) => Promise<Answer | undefined>;
+  record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void;
+  failures: ContractFailure[];
+}): Promise<{ next: string | undefined; pages: number; plants: number }> {
+  const { options, stored, run, exchange, record, failures } = context;
+  const auth = { authorization: `Bearer ${options.token}` };
+  const start = `${listRoute.path}?limit=${options.walkLimit}`;
+  const seen = new Map<string, Json[]>();
+  const targets = new Set<string>();
+  let firstNext: string | undefined;
+  let churn: string | undefined;
+  let target: string | undefined = start;
+  let pages = 0;
+  for (let page = 1; target !== undefined; page += 1) {
+    const request = { name: `list walk, page ${page}`, ...listRoute, path: target, headers: auth };
+    const answer = await exchange(request);
+    if (answer === undefined) break;
+    pages = page;
+    const problems: string[] = [];
+    let next: string | undefined;
+    if (answer.status !== 200) {
+      problems.push('expected 200 (a next link, followed as given, lists the next page)');
+    } else {
+      const items = parseExact(answer.body);
+      for (const item of Array.isArray(items) ? (items as Record<string, Json>[]) : []) {
+        const key = String(item.id);
+        seen.set(key, [...(seen.get(key) ?? []), item]);
+      }
+      next = nextLinkTarget(answer.headers.link ?? null);
+      if (next !== undefined) {
+        const url = new URL(next, 'http://next.invalid/');
+        if (
+          url.pathname !== listRoute.path ||
+          url.searchParams.get('limit') !== String(options.walkLimit)
+        ) {
+          problems.push(
+            `the next link ${next} does not go on with ${listRoute.path}?limit=${options.walkLimit}`,
+          );
+        }
+        if (targets.has(next))
+          problems.push(`the next link ${next} was followed before: the walk loops`);
+        if (page >= maxWalkPages) problems.push(`the walk has not ended after ${page} pages`);
+      }
+    }
+    record(request, answer, problems);
+    if (problems.length > 0 || next === undefined) break;
+    targets.add(next);
+    firstNext ??= next;
+    // Plants come and go while the walk goes on; those present throughout are checked below.
+    const fresh = freshPlantId();
+    await run({
+      name: 'a plant created during the list walk',
+      ...createRoute,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: `{"id":${fresh},"name":"Contract walk"}`,
+      expect: [200],
+      why: 'a fresh id',
+    });
+    if (churn !== undefined) {
+      await run({
+        name: 'a plant deleted during the list walk',
+        method: 'DELETE',
+        path: `/plants/${churn}`,
+        headers: auth,
+        expect: [204],
+        why: 'deleting is idempotent',
+      });
+    }
+    churn = fresh;
+    target = next;
+  }
+
+  const violations: string[] = [];
+  for (const [id, plant] of stored) {
+    const listed = seen.get(id) ?? [];
+    if (listed.length !== 1) {
+      violations.push(`plant ${id}, stored before the walk, is listed ${listed.length} times`);
+    } else if (exactJson(listed[0]) !== exactJson(plant)) {
+      violations.push(
+        `plant ${id} is listed as ${exactJson(listed[0])}, stored as ${exactJson(plant)}`,
+      );
+    }
+  }
+  for (const [id, listed] of seen) {
+    if (listed.length > 1 && !stored.has(id))
+      violations.push(`plant ${id} is listed ${listed.length} times`);
+  }
+  if (violations.length > 0) {
+    failures.push({
+      request: { name: 'list walk', ...listRoute, path: start, headers: auth },
+      violations,
+    });
+  }
+  const plants = [...seen.values()].reduce((sum, listed) => sum + listed.length, 0);
+  return { next: firstNext, pages, plants };
+}
+
+/** A next link as given, and its cursor cut short, changed, and sent with another limit. */
+function cursorCases(next: string, options: ContractOptions): ContractCase[] {
+  const url = new URL(next, 'http://next.invalid/');
+  const cursor = url.searchParams.get('cursor') ?? '';
+  const limit = Number(url.searchParams.get('limit'));
+  const headers = { authorization: `Bearer ${options.token}` };
+  const target = (query: Record<string, string>) =>
+    `${url.pathname}?${new URLSearchParams(query).toString()}`;
+  const changed = `${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`;
+  const refused = {
+    method: 'GET',
+    headers,
+    expect: [400],
+    why: 'a cursor the API did not issue for this limit (x-issued-in-link)',
+  } as const;
+  return [
+    {
+      name: 'a next link, followed again',
+      method: 'GET',
+      path: `${url.pathname}${url.search}`,
+      headers,
+      expect: [200],
+      why: 'a cursor as the API issued it',
+    },
+    {
+      ...refused,
+      name: 'a cursor cut short',
+      path: target({ limit: String(limit), cursor: cursor.slice(0, -1) }),
+    },
+    {
+      ...refused,
+      name: 'a cursor changed',
+      path: target({ limit: String(limit), cursor: changed }),
+    },
+    {
+      ...refused,
+      name: 'a cursor with another limit',
+      path: target({ limit: String(limit === 1 ? 2 : limit - 1), cursor }),
+    },
+  ];
+}
+
+/**
+ * The cases of one run, per operation: generated bodies (for an operation with a JSON body) or
+ * generated parameters (for one with none), requests without a valid token, and for a body the
+ * wrong content type and one byte too many; then routes the spec does not list.
+ */
 export function contractCases(spec: OpenApiExchanges, options: ContractOptions): ContractCase[] {
   const cases: ContractCase[] = [];
   const { token } = options;
   for (const operation of operations(spec)) {
-    const { method, path } = operation.route;
+    const { method } = operation.route;
     const schema = spec.requestBodySchema(operation);
-    if (schema === undefined) continue;
     const secured = isSecured(spec, operation);
     const success = documentedSuccess(operation);
-    const validBody = fc
-      .sample(describedValue(schema, spec).map(exactJson), { seed: options.seed, numRuns: 100 })
-      .find((body) => spec.acceptsBody(operation, body));
-    if (validBody === undefined) throw new Error(`no body the spec accepts for ${operation.name}`);
+    const parameters = requestParameters(spec, operation);
+    const validTarget = fc
+      .sample(parameterTarget(operation, parameters, spec, 'valid'), {
+        seed: options.seed,
+        numRuns: 100,
+      })
+      .find((target) => spec.acceptsParameters(operation, target.path) && !target.madeUp);
+    if (validTarget === undefined)
+      throw new Error(`no parameters the spec accepts for ${operation.name}`);
+    const path = validTarget.path;
+    const validBody =
+      schema === undefined
+        ? undefined
+        : fc
+            .sample(describedValue(schema, spec).map(exactJson), {
+              seed: options.seed,
+              numRuns: 100,
+            })
+            .find((body) => spec.acceptsBody(operation, body));
+    if (schema !== undefined && validBody === undefined) {
+      throw new Error(`no body the spec accepts for ${operation.name}`);
+    }
+    const headersOf = (withToken?: string): Record<string, string> =>
+      schema === undefined ? authorization(withToken) : jsonHeaders(withToken);
+    const noToken = { expect: [401], why: 'no token, whatever the request' } as const;
 
-    const bodies = fc.sample(bodyText(schema, spec), { seed: options.seed, numRuns: options.runs });
-    for (const body of bodies) {
-      const accepted = spec.acceptsBody(operation, body);
-      const sent = {
-        name: accepted ? acceptedBody : 'a body the spec refuses',
-        method,
-        path,
-        body,
-      };
-      if (secured && token === undefined) {
-        cases.push({
-          ...sent,
-          headers: jsonHeaders(),
-          expect: [401],
-          why: 'no token, whatever the body',
-        });
-      } else if (accepted) {
-        const why = 'the spec accepts this body; 409 if its id is taken';
-        cases.push({ ...sent, headers: jsonHeaders(token), expect: [...success, 409], why });
-      } else {
-        const why = 'the spec refuses this body';
-        cases.push({ ...sent, headers: jsonHeaders(token), expect: [400], why });
+    if (schema !== undefined) {
+      const bodies = fc.sample(bodyText(schema, spec), {
+        seed: options.seed,
+        numRuns: options.runs,
+      });
+      for (const body of bodies) {
+        const accepted = spec.acceptsBody(operation, body);
+        const sent = {
+          name: accepted ? acceptedBody : 'a body the spec refuses',
+          method,
+          path,
+          body,
+        };
+        if (secured && token === undefined) {
+          cases.push({ ...sent, headers: headersOf(), ...noToken });
+        } else if (accepted) {
+          const why = 'the spec accepts this body; 409 if its id is taken';
+          cases.push({ ...sent, headers: headersOf(token), expect: [...success, 409], why });
+        } else {
+          cases.push({
+            ...sent,
+            headers: headersOf(token),
+            expect: [400],
+            why: 'the spec refuses this body',
+          });
+        }
+      }
+    } else if (parameters.length > 0) {
+      const targets = fc.sample(parameterTarget(operation, parameters, spec, 'any'), {
+        seed: options.seed,
+        numRuns: options.runs,
+      });
+      for (const target of targets) {
+        const accepted = spec.acceptsParameters(operation, target.path);
+        const name = target.madeUp
+          ? 'a value the API did not issue'
+          : accepted
+            ? 'parameters the spec accepts'
+            : 'parameters the spec refuses';
+        const sent = { name, method, path: target.path };
+        if (secured && token === undefined) {
+          cases.push({ ...sent, headers: headersOf(), ...noToken });
+        } else if (target.madeUp) {
+          const why = 'only values the API issued in a next link are accepted (x-issued-in-link)';
+          cases.push({ ...sent, headers: headersOf(token), expect: [400], why });
+        } else if (accepted) {
+          const why = 'the spec accepts these parameters';
+          cases.push({ ...sent, headers: headersOf(token), expect: success, why });
+        } else {
+          cases.push({
+            ...sent,
+            headers: headersOf(token),
+            expect: [400],
+            why: 'the spec refuses these parameters',
+          });
+        }
       }
     }
 
@@ -199,30 +471,30 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
       const unauthenticated = {
         method,
         path,
-        body: validBody,
+        ...(validBody === undefined ? {} : { body: validBody }),
         expect: [401],
         why: 'the operation needs a bearer token',
       } as const;
       cases.push(
-        { ...unauthenticated, name: 'no token', headers: jsonHeaders() },
+        { ...unauthenticated, name: 'no token', headers: headersOf() },
         {
           ...unauthenticated,
           name: 'a token that is not a JWT',
-          headers: { ...jsonHeaders(), authorization: 'Bearer not-a-token' },
+          headers: { ...headersOf(), authorization: 'Bearer not-a-token' },
         },
         {
           ...unauthenticated,
           name: 'an unsigned token',
-          headers: { ...jsonHeaders(), authorization: `Bearer ${unsignedToken}` },
+          headers: { ...headersOf(), authorization: `Bearer ${unsignedToken}` },
         },
         {
           ...unauthenticated,
           name: 'another scheme',
-          headers: { ...jsonHeaders(), authorization: 'Basic Zm9vOmJhcg==' },
+          headers: { ...headersOf(), authorization: 'Basic Zm9vOmJhcg==' },
         },
       );
     }
-    if (!secured || token !== undefined) {
+    if (validBody !== undefined && (!secured || token !== undefined)) {
       const authorized = jsonHeaders(token);
       const maxBytes = Number((resolvedRequestBody(spec, operation) as Schema)['x-max-body-bytes']);
       cases.push(
@@ -274,18 +546,17 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
   return cases;
 }
 
-/** JSON.parse, except that an integer a double cannot hold exactly stays exact, as a bigint. */
-function parseExact(text: string): Json {
-  const parse = JSON.parse as (
-    text: string,
-    reviver: (key: string, value: unknown, context?: { source?: string }) => unknown,
-  ) => Json;
-  return parse(text, (_key, value, context) => {
-    const source = context?.source ?? '';
-    return typeof value === 'number' && !Number.isSafeInteger(value) && /^-?\d+$/.test(source)
-      ? BigInt(source)
-      : value;
-  });
+/**
+ * JSON.parse, except that an integer a double cannot hold exactly stays exact, as a bigint;
+ * `undefined` for text that is not JSON.
+ */
+function parseExact(text: string): Json | undefined {
+  try {
+    return parseExactJson(text) as Json;
+  } catch {
+    // An answer that is not JSON is reported by the spec's check of it.
+    return undefined;
+  }
 }
 
 function describeError(error: unknown): string {
@@ -297,11 +568,12 @@ function describeError(error: unknown): string {
 /** A JWT with `alg: none`: well formed, signed by nobody. */
 const unsignedToken = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from('{"sub":"contract-check","scope":"plants/write plants/read"}').toString('base64url')}.`;
 
+function authorization(token?: string): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
+}
+
 function jsonHeaders(token?: string): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-  };
+  return { 'content-type': 'application/json', ...authorization(token) };
 }
 
 function withoutContentType({ 'content-type': _, ...headers }: Record<string, string>) {
@@ -327,16 +599,16 @@ function operations(spec: OpenApiExchanges): (Operation & { route: Route })[] {
   return found;
 }
 
-/** A method each listed path does not have, and a path the spec does not list. */
+/** Every method each listed path does not have, and a path the spec does not list. */
 function unmatchedRoutes(spec: OpenApiExchanges): Route[] {
   const routes: Route[] = [];
   for (const [path, item] of Object.entries((spec.document.paths ?? {}) as Schema)) {
-    const method = ['put', 'patch', 'delete', 'get', 'post'].find(
-      (name) => !Object.hasOwn(item as Schema, name),
-    );
     // A template's parameters stand for any value: `1` is one.
     const concrete = path.replaceAll(/\{[^}/]+\}/g, '1');
-    if (method !== undefined) routes.push({ method: method.toUpperCase(), path: concrete });
+    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
+      if (!Object.hasOwn(item as Schema, method))
+        routes.push({ method: method.toUpperCase(), path: concrete });
+    }
   }
   routes.push({ method: 'GET', path: '/contract-check/no-such-route' });
   return routes;
@@ -534,11 +806,10 @@ function extraMembers(own: string[]): fc.Arbitrary<Record<string, Json>> {
 }
 
 function integerBounds(schema: Schema): [bigint, bigint] {
-  const int64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
-  const [lowest, highest] =
-    schema.format === 'int64'
-      ? int64
-      : [BigInt(Number.MIN_SAFE_INTEGER), BigInt(Number.MAX_SAFE_INTEGER)];
+  const [lowest, highest] = exactIntegerBounds[String(schema.format)] ?? [
+    BigInt(Number.MIN_SAFE_INTEGER),
+    BigInt(Number.MAX_SAFE_INTEGER),
+  ];
   // A bound the document spells as a JSON number may have been rounded: the format's is exact.
   const min = typeof schema.minimum === 'number' ? BigInt(schema.minimum) : lowest;
   const max = typeof schema.maximum === 'number' ? BigInt(schema.maximum) : highest;
@@ -555,6 +826,158 @@ function merged(schema: Schema, spec: OpenApiExchanges): Schema {
     properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})),
     required: parts.flatMap((part) => (part.required ?? []) as string[]),
   };
+}
+
+// --- Parameters from schemas --------------------------------------------------------------------
+
+/** The parameters a request names in its target: the path's and the query's. */
+function requestParameters(spec: OpenApiExchanges, operation: Operation): Parameter[] {
+  return spec
+    .parameters(operation)
+    .filter(({ in: where }) => where === 'path' || where === 'query');
+}
+
+/** A parameter's texts in one request (none: left out; two: given twice), and whether made up. */
+type ParameterTexts = { readonly texts: readonly string[]; readonly madeUp: boolean };
+
+/**
+ * Request targets for an operation: its path with each path parameter filled in and a query of
+ * its query parameters, each left out, valid, broken, or given twice (`any`), or only the first
+ * two (`valid`). A value of a parameter marked `x-issued-in-link` is one only the API issues: a
+ * made-up one is flagged, and a valid request leaves it out.
+ */
+function parameterTarget(
+  operation: Operation & { route: Route },
+  parameters: readonly Parameter[],
+  spec: OpenApiExchanges,
+  mode: 'valid' | 'any',
+): fc.Arbitrary<{ path: string; madeUp: boolean }> {
+  // A valid value sent to an operation that changes what it names is a fresh one: the check must
+  // not delete a plant someone else stored under a well-known id (0, the int64 bounds).
+  const changes = !['GET', 'HEAD', 'POST'].includes(operation.route.method);
+  const members = Object.fromEntries(
+    parameters.map((parameter) => [
+      `${parameter.in} ${parameter.name}`,
+      parameterTexts(parameter, spec, mode, changes),
+    ]),
+  );
+  return fc.record(members).map((chosen) => {
+    let path = operation.template;
+    const query: string[] = [];
+    let madeUp = false;
+    for (const parameter of parameters) {
+      const { texts, madeUp: invented } = chosen[`${parameter.in} ${parameter.name}`] ?? {
+        texts: [],
+        madeUp: false,
+      };
+      madeUp ||= invented;
+      if (parameter.in === 'path') {
+        path = path.replace(`{${parameter.name}}`, encodeURIComponent(texts[0] ?? ''));
+      } else {
+        for (const text of texts) {
+          query.push(`${encodeURIComponent(parameter.name)}=${encodeURIComponent(text)}`);
+        }
+      }
+    }
+    return { path: query.length === 0 ? path : `${path}?${query.join('&')}`, madeUp };
+  });
+}
+
+function parameterTexts(
+  parameter: Parameter,
+  spec: OpenApiExchanges,
+  mode: 'valid' | 'any',
+  fresh: boolean,
+): fc.Arbitrary<ParameterTexts> {
+  const absent = fc.constant<ParameterTexts>({ texts: [], madeUp: false });
+  const one = (text: fc.Arbitrary<string>, madeUp = false) =>
+    text.map((value): ParameterTexts => ({ texts: [value], madeUp }));
+  if (parameter.definition['x-issued-in-link'] !== undefined) {
+    if (mode === 'valid') return absent;
+    const madeUp = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.stringMatching(/^[A-Za-z0-9_-]{39}$/),
+      fc.constant(''),
+    );
+    return fc.oneof({ weight: 2, arbitrary: absent }, { weight: 1, arbitrary: one(madeUp, true) });
+  }
+  const valid = validText(parameter.schema, spec, fresh);
+  const leftOut = parameter.required ? [] : [{ weight: 2, arbitrary: absent }];
+  if (mode === 'valid') return fc.oneof(...leftOut, { weight: 3, arbitrary: one(valid) });
+  const broken = brokenText(parameter.schema, spec, parameter.in === 'path');
+  return fc.oneof(
+    ...leftOut,
+    { weight: 3, arbitrary: one(valid) },
+    ...(broken === undefined ? [] : [{ weight: 3, arbitrary: one(broken) }]),
+    ...(parameter.in === 'query'
+      ? [
+          {
+            weight: 1,
+            arbitrary: fc
+              .tuple(valid, valid)
+              .map(([a, b]): ParameterTexts => ({ texts: [a, b], madeUp: false })),
+          },
+        ]
+      : []),
+  );
+}
+
+/** The text of a value the schema accepts, as OpenAPI writes a primitive parameter. */
+function validText(schema: Schema, spec: OpenApiExchanges, fresh: boolean): fc.Arbitrary<string> {
+  const resolved = merged(schema, spec);
+  if (resolved.type !== 'integer') {
+    return describedValue(schema, spec).map((value) =>
+      typeof value === 'string' ? value : exactJson(value),
+    );
+  }
+  const [min, max] = integerBounds(resolved);
+  // Unbiased: fast-check otherwise favours values near 0 and the bounds, ids others may hold.
+  const random = fc.noBias(fc.bigInt({ min, max }));
+  return (fresh ? random : fc.oneof(random, fc.constantFrom(min, max))).map(String);
+}
+
+/**
+ * The text of no value the schema accepts: for an integer, one outside its bounds or its format's,
+ * a valid one spelt otherwise than canonically (`01`, `+1`, `1.0`, `1e0`, ` 1`, `-0`), or no
+ * integer at all (nor, outside a path, where it would be another route, an empty one).
+ */
+function brokenText(
+  schema: Schema,
+  spec: OpenApiExchanges,
+  inPath: boolean,
+): fc.Arbitrary<string> | undefined {
+  const resolved = merged(schema, spec);
+  if (resolved.type === 'string') {
+    const breaks: fc.Arbitrary<string>[] = [];
+    if (Number(resolved.minLength ?? 0) > 0 && !inPath) breaks.push(fc.constant(''));
+    if (typeof resolved.maxLength === 'number') {
+      breaks.push(fc.constant('x'.repeat(resolved.maxLength + 1)));
+    }
+    return breaks.length === 0 ? undefined : fc.oneof(...breaks);
+  }
+  if (resolved.type !== 'integer') return undefined;
+  const [min, max] = integerBounds(resolved);
+  const [lowest, highest] = exactIntegerBounds[String(resolved.format)] ?? [min, max];
+  const span = max - min + 8n;
+  const notAnInteger = [
+    'abc',
+    'true',
+    'null',
+    '1.5',
+    '-1.5',
+    '0x10',
+    '1,2',
+    ...(inPath ? [] : ['']),
+  ];
+  return fc.oneof(
+    fc.bigInt({ min: max + 1n, max: max + span }).map(String),
+    fc.bigInt({ min: min - span, max: min - 1n }).map(String),
+    fc.constantFrom(highest + 1n, lowest - 1n).map(String),
+    fc
+      .tuple(validText(schema, spec, true), fc.constantFrom('0%s', '+%s', '%s.0', '%se0', ' %s'))
+      .map(([text, spelling]) => spelling.replace('%s', text)),
+    fc.constantFrom('-0', ...notAnInteger),
+  );
 }
 
 // --- HTTP and the report -------------------------------------------------------------------------
@@ -609,6 +1032,13 @@ function excerpt(body: string | Uint8Array | undefined): string {
 
 function report(result: ContractResult): string {
   const lines = [statusTable(result.statuses), ''];
+  if (result.walk !== undefined) {
+    const { pages, plants, stored } = result.walk;
+    lines.push(
+      `List walk: ${pages} pages, ${plants} plants, each of the ${stored} this run stored once as stored`,
+      '',
+    );
+  }
   if (result.failures.length === 0) {
     lines.push(
       `PASS all ${result.requests} answers are documented and are the statuses the spec gives their requests`,
@@ -633,7 +1063,7 @@ function report(result: ContractResult): string {
 }
 
 const usage =
-  'Usage: npm run contract -- --url <api base url> [--token <bearer token>] [--seed N] [--runs N]\n' +
+  'Usage: npm run contract -- --url <api base url> [--token <bearer token>] [--seed N] [--runs N] [--walk-limit N]\n' +
   '  e.g. npm run contract -- --url http://127.0.0.1:3000 --token "$(npm run -s token)"';
 
 function parseCommandLine(): ContractOptions {
@@ -643,6 +1073,7 @@ function parseCommandLine(): ContractOptions {
       token: { type: 'string' },
       seed: { type: 'string', default: String(defaults.seed) },
       runs: { type: 'string', default: String(defaults.runs) },
+      'walk-limit': { type: 'string', default: String(defaults.walkLimit) },
       timeout: { type: 'string', default: String(defaults.timeoutMs) },
       help: { type: 'boolean', short: 'h' },
     },
@@ -651,9 +1082,10 @@ function parseCommandLine(): ContractOptions {
     console.log(usage);
     process.exit(0);
   }
-  const [seed, runs, timeoutMs] = [
+  const [seed, runs, walkLimit, timeoutMs] = [
     Number(values.seed),
     Number(values.runs),
+    Number(values['walk-limit']),
     Number(values.timeout),
   ];
   if (
@@ -662,18 +1094,27 @@ function parseCommandLine(): ContractOptions {
     !Number.isInteger(seed) ||
     !Number.isInteger(runs) ||
     runs < 0 ||
+    !Number.isInteger(walkLimit) ||
+    walkLimit < 1 ||
     !(timeoutMs > 0)
   ) {
     console.error(usage);
     process.exit(2);
   }
-  return { url: values.url, token: values.token?.trim() || undefined, seed, runs, timeoutMs };
+  return {
+    url: values.url,
+    token: values.token?.trim() || undefined,
+    seed,
+    runs,
+    walkLimit,
+    timeoutMs,
+  };
 }
 
 if (import.meta.main) {
   const options = parseCommandLine();
   console.log(
-    `Contract check of ${options.url} against openapi.yaml (seed ${options.seed}, ${options.runs} generated bodies` +
+    `Contract check of ${options.url} against openapi.yaml (seed ${options.seed}, ${options.runs} generated requests per operation` +
       `${options.token ? '' : '; no --token: only requests that need none'})\n`,
   );
   const result = await runContract(options);

@@ -40,15 +40,39 @@ export interface Answer {
 export interface Operation {
   /** `operationId`, or `METHOD /path` when it has none. */
   readonly name: string;
+  /** The `paths` key it is listed under, e.g. `/plants/{id}`. */
+  readonly template: string;
   /** JSON Pointer of the Operation Object in the document. */
   readonly pointer: string;
   readonly definition: JsonObject;
 }
 
+/** A Parameter Object of an operation (its path item's too), `$ref`s followed. */
+export interface Parameter {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header' | 'cookie';
+  readonly required: boolean;
+  /** The parameter's schema, resolved, for generating values. */
+  readonly schema: JsonObject;
+  /** JSON Pointer of its schema in the document. */
+  readonly schemaPointer: string;
+  readonly definition: JsonObject;
+}
+
 export interface OpenApiExchanges {
   readonly document: JsonObject;
-  /** The operation `paths` lists for this method and path (literal paths only), if any. */
+  /** The operation `paths` lists for this method and path (a query string is ignored), if any. */
   operationOf(route: Route): Operation | undefined;
+  /** The operation's path and query parameters. */
+  parameters(operation: Operation): Parameter[];
+  /**
+   * Whether the spec accepts the parameters of a request to the operation, `target` being its
+   * path and query as sent: each required one present, none given twice unless its schema is an
+   * array, and each the text of a value its schema accepts, as OpenAPI serializes a primitive
+   * (path segments and query values decoded first). An integer is accepted only as its canonical
+   * decimal text, exact over the int64 range: `01`, `1.0`, `+1` and `-0` are no integer's text.
+   */
+  acceptsParameters(operation: Operation, target: string): boolean;
   /** The request body schema of an operation's JSON media type, resolved, for generating bodies. */
   requestBodySchema(operation: Operation): JsonObject | undefined;
   /** Whether the spec accepts this JSON text as the operation's request body. */
@@ -94,6 +118,31 @@ export async function loadOpenApiExchanges(url: URL = specUrl): Promise<OpenApiE
   return {
     document,
     operationOf: (route) => operationOf(document, route),
+    parameters: (operation) => parametersOf(document, operation),
+    acceptsParameters(operation, target) {
+      const { path, query } = splitTarget(target);
+      const pathValues = pathParameterValues(operation.template, path);
+      const queryValues = new Map<string, string[]>();
+      for (const [name, value] of new URLSearchParams(query)) {
+        queryValues.set(name, [...(queryValues.get(name) ?? []), value]);
+      }
+      return parametersOf(document, operation).every((parameter) => {
+        const texts =
+          parameter.in === 'path'
+            ? [pathValues?.get(parameter.name)].filter((text) => text !== undefined)
+            : parameter.in === 'query'
+              ? (queryValues.get(parameter.name) ?? [])
+              : undefined;
+        // Headers and cookies are not judged here.
+        if (texts === undefined) return true;
+        if (texts.length === 0) return !parameter.required;
+        if (texts.length > 1 && parameter.schema.type !== 'array') return false;
+        return texts.every((text) => {
+          const value = parameterValue(parameter.schema, text);
+          return value !== undefined && check(parameter.schemaPointer, value).length === 0;
+        });
+      });
+    },
     requestBodySchema(operation) {
       const media = jsonMediaType(resolve(operation.definition.requestBody ?? null, '').value);
       if (media === undefined) return undefined;
@@ -209,7 +258,9 @@ function headerValue(
 }
 
 /** The operation for a method and a path, `paths` keys matched as OpenAPI templates (`{id}`). */
-function operationOf(document: JsonObject, { method, path }: Route): Operation | undefined {
+function operationOf(document: JsonObject, route: Route): Operation | undefined {
+  const { method } = route;
+  const { path } = splitTarget(route.path);
   const paths = (document.paths ?? {}) as JsonObject;
   // A literal path wins over a template that also matches it, as OpenAPI says.
   const key = Object.hasOwn(paths, path)
@@ -220,14 +271,101 @@ function operationOf(document: JsonObject, { method, path }: Route): Operation |
   if (definition === undefined) return undefined;
   const name =
     typeof definition.operationId === 'string' ? definition.operationId : `${method} ${key}`;
-  return { name, pointer: `/paths/${pointerToken(key)}/${method.toLowerCase()}`, definition };
+  return {
+    name,
+    template: key,
+    pointer: `/paths/${pointerToken(key)}/${method.toLowerCase()}`,
+    definition,
+  };
 }
 
-function templateMatcher(template: string): RegExp {
+/** A request target's path and its query string (without the `?`). */
+function splitTarget(target: string): { path: string; query: string } {
+  const queryStart = target.indexOf('?');
+  return queryStart < 0
+    ? { path: target, query: '' }
+    : { path: target.slice(0, queryStart), query: target.slice(queryStart + 1) };
+}
+
+/** The path's values of a template's `{name}`s, decoded; `undefined` when it does not match. */
+function pathParameterValues(template: string, path: string): Map<string, string> | undefined {
+  const names = [...template.matchAll(/\{([^}/]+)\}/g)].map((match) => match[1] ?? '');
+  const values = templateMatcher(template, '([^/]+)').exec(path)?.slice(1);
+  if (values === undefined) return undefined;
+  return new Map(names.map((name, index) => [name, decodeComponent(values[index] ?? '')]));
+}
+
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The operation's parameters with its path item's, an operation's own winning (OpenAPI 3.1). */
+function parametersOf(document: JsonObject, operation: Operation): Parameter[] {
+  const itemPointer = operation.pointer.slice(0, operation.pointer.lastIndexOf('/'));
+  const found = new Map<string, Parameter>();
+  for (const where of [itemPointer, operation.pointer]) {
+    const list = (pointerGet(document, `${where}/parameters`) ?? []) as Json[];
+    for (const [index, reference] of list.entries()) {
+      const { value, pointer } = resolveReference(
+        document,
+        reference,
+        `${where}/parameters/${index}`,
+      );
+      const definition = value as JsonObject;
+      const schema = resolveReference(document, definition.schema ?? {}, `${pointer}/schema`);
+      const parameter: Parameter = {
+        name: String(definition.name),
+        in: definition.in as Parameter['in'],
+        required: definition.required === true,
+        schema: schema.value as JsonObject,
+        schemaPointer: `${pointer}/schema`,
+        definition,
+      };
+      found.set(`${parameter.in} ${parameter.name}`, parameter);
+    }
+  }
+  return [...found.values()];
+}
+
+/**
+ * The value whose text a parameter value is, as OpenAPI's `simple` and `form` styles write a
+ * primitive: an integer's canonical decimal digits (as a bigint when beyond a double's exact
+ * range, checked against the format's exact bounds here, since a validator reads a double), a
+ * number's JSON text, `true` or `false`, or the text itself; `undefined` when it is none.
+ */
+function parameterValue(schema: JsonObject, text: string): Json | undefined {
+  switch (schema.type) {
+    case 'integer': {
+      if (!/^(?:0|-?[1-9]\d*)$/.test(text)) return undefined;
+      const value = BigInt(text);
+      const bounds = exactIntegerBounds[String(schema.format)];
+      if (bounds !== undefined && (value < bounds[0] || value > bounds[1])) return undefined;
+      return Number(value);
+    }
+    case 'number':
+      return /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(text) ? Number(text) : undefined;
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : undefined;
+    default:
+      return text;
+  }
+}
+
+/** The integer formats' ranges, exactly: the document's bounds are read as doubles. */
+export const exactIntegerBounds: Readonly<Record<string, readonly [bigint, bigint]>> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+};
+
+function templateMatcher(template: string, parameter = '[^/]+'): RegExp {
   const parts = template
     .split(/\{[^}/]+\}/)
     .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('[^/]+')}$`);
+  return new RegExp(`^${parts.join(parameter)}$`);
 }
 
 function jsonMediaType(requestBody: Json): { name: string; value: Json } | undefined {
@@ -283,6 +421,14 @@ function schemaPointers(document: JsonObject): string[] {
       if (definition.requestBody !== undefined) {
         const body = resolveReference(document, definition.requestBody, `${where}/requestBody`);
         addContent(body.value, body.pointer);
+      }
+      for (const parameter of parametersOf(document, {
+        name: '',
+        template: path,
+        pointer: where,
+        definition,
+      })) {
+        pointers.push(parameter.schemaPointer);
       }
       addResponses(definition.responses, `${where}/responses`);
     }

@@ -1,14 +1,20 @@
 // `npm run smoke -- --url <api base url> --token <bearer token>`: checks a deployed or local Plant
 // Store API end to end with one fresh plant, through the typed client (clients/), as an API consumer
-// would. One PASS/FAIL line per step; exit code 1 on any failure.
+// would: create, replay, conflict, list, delete, create again, delete, and the refusals without a
+// token. The token needs both scopes, as `npm run -s token` and the stack's machine client give.
+// One PASS/FAIL line per step; exit code 1 on any failure. The plant is deleted at the end.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import {
   type ApiError,
   createPlantStoreClient,
+  exactJson,
+  listPlantPages,
   type NewPlant,
   type Plant,
+  type PlantListItem,
   type PlantStoreClient,
+  PlantStoreError,
 } from '../clients/plant-store-client.ts';
 
 const usage =
@@ -76,6 +82,29 @@ async function post(client: PlantStoreClient, body: NewPlant): Promise<Answer> {
   return { status: response.status, text: JSON.stringify(json) ?? '', json };
 }
 
+async function remove(client: PlantStoreClient): Promise<Answer> {
+  const { error, response } = await client.DELETE('/plants/{id}', {
+    params: { path: { id } },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: response.status, text: JSON.stringify(error) ?? '', json: error };
+}
+
+/** The plant's items in a walk of every page, following Link, until a page holds it. */
+async function findListed(): Promise<{ items: PlantListItem[]; pages: number }> {
+  const items: PlantListItem[] = [];
+  let pages = 0;
+  for await (const page of listPlantPages(api, {
+    limit: 100,
+    signal: AbortSignal.timeout(timeoutMs * 10),
+  })) {
+    pages += 1;
+    items.push(...page.filter((item) => String(item.id) === String(id)));
+    if (items.length > 0) break;
+  }
+  return { items, pages };
+}
+
 function expectStatus(answer: Answer, status: number): void {
   if (answer.status !== status) {
     throw new StepFailed(`expected ${status}, got ${answer.status} ${answer.text.slice(0, 300)}`);
@@ -88,6 +117,11 @@ function expectPlant(answer: Answer): string {
     throw new StepFailed(`expected ${JSON.stringify(plant)}, got ${answer.text.slice(0, 300)}`);
   }
   return `200 ${answer.text}`;
+}
+
+function expectNoContent(answer: Answer): string {
+  expectStatus(answer, 204);
+  return '204';
 }
 
 function expectError(answer: Answer, status: number): string {
@@ -123,9 +157,66 @@ const steps: readonly Step[] = [
       return `401 ${answer.text}`;
     },
   },
+  {
+    name: 'the list holds the plant with its exact id',
+    run: async () => {
+      const { items, pages } = await findListed();
+      const expected = { id, ...plant };
+      if (
+        items.length !== 1 ||
+        String(items[0]?.id) !== String(id) ||
+        items[0]?.name !== plant.name
+      ) {
+        throw new StepFailed(`expected ${exactJson(expected)} once, got ${exactJson(items)}`);
+      }
+      return `200 ${exactJson(items[0])} (page ${pages})`;
+    },
+  },
+  {
+    name: 'delete the plant',
+    run: async () => expectNoContent(await remove(api)),
+  },
+  {
+    name: 'delete it again (idempotent)',
+    run: async () => expectNoContent(await remove(api)),
+  },
+  {
+    name: 'the deleted id takes another name',
+    run: async () => {
+      const answer = await post(api, conflicting);
+      expectStatus(answer, 200);
+      return `200 ${answer.text}`;
+    },
+  },
+  {
+    name: 'delete it (clean up)',
+    run: async () => expectNoContent(await remove(api)),
+  },
+  {
+    name: 'no token is rejected by list',
+    run: async () => {
+      const refused = await listPlantPages(anonymous)
+        .next()
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      if (!(refused instanceof PlantStoreError)) {
+        throw new StepFailed(`expected 401, got ${describe(refused ?? 'a page')}`);
+      }
+      return expectError(
+        { status: refused.status, text: JSON.stringify(refused.body), json: refused.body },
+        401,
+      );
+    },
+  },
+  {
+    name: 'no token is rejected by delete',
+    run: async () => expectError(await remove(anonymous), 401),
+  },
 ];
 
-console.log(`Smoke test of POST ${baseUrl}/plants`);
+console.log(`Smoke test of ${baseUrl}: POST /plants, GET /plants, DELETE /plants/{id}`);
 let failures = 0;
 for (const step of steps) {
   try {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
+import { operations } from '../functions/operations.ts';
 import {
   idSchema,
   limits,
@@ -25,6 +26,8 @@ type JsonSchema = {
 const document = parse(await readFile(new URL('../openapi.yaml', import.meta.url), 'utf8'));
 const schemas: Record<string, JsonSchema> = document.components.schemas;
 const createPlant = document.paths['/plants'].post;
+const listPlants = document.paths['/plants'].get;
+const deletePlant = document.paths['/plants/{id}'].delete;
 
 /**
  * The zod schema as JSON Schema. The id's exactness and range live in parseNewPlant, so they are
@@ -104,11 +107,59 @@ describe('openapi.yaml', () => {
     expect(createPlant.requestBody['x-max-body-bytes']).toBe(limits.bodyMaxBytes);
   });
 
+  it('documents exactly the operations of functions/operations.ts, each with its scope', () => {
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { security: unknown }>).map(([method, operation]) => ({
+        route: `${method.toUpperCase()} ${path}`,
+        security: operation.security,
+      })),
+    );
+
+    expect(documented).toStrictEqual(
+      expect.arrayContaining(
+        operations.map(({ method, path, scope }) => ({
+          route: `${method} ${path}`,
+          security: [{ bearerAuth: [scope] }],
+        })),
+      ),
+    );
+    expect(documented).toHaveLength(operations.length);
+  });
+
+  it('documents a listed plant as the Plant with the id NewPlant takes, and the path id the same', () => {
+    const [pathId] = deletePlant.parameters;
+
+    expect(fromOpenApi(schemas.PlantListItem ?? {})).toStrictEqual(fromZod(newPlantSchema));
+    expect(listPlants.responses['200'].content['application/json'].schema).toStrictEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/PlantListItem' },
+    });
+    expect(pathId).toMatchObject({ name: 'id', in: 'path', required: true });
+    expect(fromOpenApi(pathId.schema)).toStrictEqual(
+      fromOpenApi(schemas.NewPlant ?? {}).properties?.id,
+    );
+  });
+
+  it('documents the list limit as an int32 from 1 to 100, 20 when absent, and an opaque cursor', () => {
+    const [limit, cursor] = listPlants.parameters;
+
+    expect(limit).toMatchObject({ name: 'limit', in: 'query', required: false });
+    expect(fromOpenApi(limit.schema)).toStrictEqual({
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+    });
+    expect(cursor).toMatchObject({ name: 'cursor', in: 'query', required: false });
+    expect(fromOpenApi(cursor.schema)).toStrictEqual({ type: 'string' });
+  });
+
   it("documents every status of the contract, each error with the Error schema, and the gateway's own answers apart", () => {
     const error = { $ref: '#/components/schemas/Error' };
     const gateway = { $ref: '#/components/schemas/GatewayMessage' };
-    const schemaOf = (status: string) => {
-      let response = createPlant.responses[status];
+    const schemaOf = (status: string, operation = createPlant) => {
+      let response = operation.responses[status];
       if (response.$ref) response = document.components.responses[response.$ref.split('/').at(-1)];
       return response.content?.['application/json'].schema;
     };
@@ -135,6 +186,34 @@ describe('openapi.yaml', () => {
     }
     for (const status of ['421', '429']) expect(schemaOf(status)).toStrictEqual(gateway);
     expect(schemaOf('408')).toBeUndefined();
+    for (const [operation, success] of [
+      [listPlants, '200'],
+      [deletePlant, '204'],
+    ]) {
+      expect(Object.keys(operation.responses)).toStrictEqual([
+        success,
+        '400',
+        '401',
+        '403',
+        '408',
+        '413',
+        '421',
+        '429',
+        '500',
+        '503',
+      ]);
+      for (const status of ['400', '401', '403']) {
+        expect(schemaOf(status, operation)).toStrictEqual(error);
+      }
+      for (const status of ['500', '503']) {
+        expect(schemaOf(status, operation)).toStrictEqual({ oneOf: [error, gateway] });
+      }
+      for (const status of ['413', '421', '429']) {
+        expect(schemaOf(status, operation)).toStrictEqual(gateway);
+      }
+      expect(schemaOf('408', operation)).toBeUndefined();
+    }
+    expect(deletePlant.responses['204'].content).toBeUndefined();
     expect(
       document['x-unmatched-route-responses']['404'].content['application/json'].schema,
     ).toStrictEqual(gateway);

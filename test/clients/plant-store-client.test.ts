@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlantStoreClient, exactJson } from '../../clients/plant-store-client.ts';
+import {
+  createPlantStoreClient,
+  exactJson,
+  listPlantPages,
+  nextLinkTarget,
+  type PlantListItem,
+  PlantStoreError,
+  parseExactJson,
+} from '../../clients/plant-store-client.ts';
 import type { LocalApi } from '../../dev-server/local-api.ts';
 import { clientCredentialsToken, startTestApi } from '../support/local-api-fixture.ts';
 
@@ -12,6 +20,36 @@ describe('exactJson', () => {
     const json = exactJson(body);
 
     expect(json).toBe(text);
+  });
+});
+
+describe('parseExactJson', () => {
+  it('reads integers beyond 2^53 as exact bigints and the rest as JSON.parse does', () => {
+    const value = parseExactJson(
+      '[{"id":9223372036854775807,"name":"Max"},{"id":-9007199254740993},{"id":12,"n":1.5e300}]',
+    );
+
+    expect(value).toStrictEqual([
+      { id: 9223372036854775807n, name: 'Max' },
+      { id: -9007199254740993n },
+      { id: 12, n: 1.5e300 },
+    ]);
+  });
+});
+
+describe('nextLinkTarget', () => {
+  it.each([
+    ['</plants?limit=2&cursor=abc>; rel="next"', '/plants?limit=2&cursor=abc'],
+    ['</plants?cursor=a>;rel=next', '/plants?cursor=a'],
+    ['</a>; rel="prev", </b>; rel="next"', '/b'],
+    ['</a>; title="x, <y>; rel=next"; rel="prev"', undefined],
+    ['</a>; rel="start NEXT"', '/a'],
+    ['</a>; rel="nextpage"', undefined],
+    ['</a>; rel="prev"', undefined],
+    ['', undefined],
+    [null, undefined],
+  ])('finds in %j the next target %j', (header, target) => {
+    expect(nextLinkTarget(header)).toBe(target);
   });
 });
 
@@ -62,5 +100,47 @@ describe('createPlantStoreClient', () => {
     expect(response.status).toBe(401);
     expect(data).toBeUndefined();
     expect(error).toEqual({ error: 401, message: expect.any(String) });
+  });
+
+  it('lists every page, following Link, with exact int64 ids, and deletes a plant', async () => {
+    const client = createPlantStoreClient({ baseUrl: api.url, token });
+    const gone = 9223372036854775805n;
+    const kept = -9223372036854775807n;
+    const ids = [gone, kept, 41n, 42n, 43n];
+    for (const id of ids) await client.POST('/plants', { body: { id, name: `Walk ${id}` } });
+
+    const pages: PlantListItem[][] = [];
+    for await (const page of listPlantPages(client, { limit: 2 })) pages.push(page);
+    const deleted = await client.DELETE('/plants/{id}', { params: { path: { id: gone } } });
+    const after: PlantListItem[] = [];
+    for await (const page of listPlantPages(client)) after.push(...page);
+
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(pages.every((page) => page.length <= 2)).toBe(true);
+    const listed = pages.flat();
+    for (const id of ids) {
+      // A bigint beyond 2^53, a number within it, as JSON.parse would give it.
+      const exact = Number.isSafeInteger(Number(id)) ? Number(id) : id;
+      expect(listed.filter((plant) => String(plant.id) === String(id))).toStrictEqual([
+        { id: exact, name: `Walk ${id}` },
+      ]);
+    }
+    expect(new Set(listed.map((plant) => plant.id)).size).toBe(listed.length);
+    expect(deleted.response.status).toBe(204);
+    expect(deleted.error).toBeUndefined();
+    expect(after.map((plant) => plant.id)).not.toContain(gone);
+    expect(after.map((plant) => plant.id)).toContain(kept);
+  });
+
+  it('throws PlantStoreError with the answer when a page is refused', async () => {
+    const client = createPlantStoreClient({ baseUrl: api.url });
+
+    const walk = listPlantPages(client).next();
+
+    await expect(walk).rejects.toThrow(PlantStoreError);
+    await expect(walk).rejects.toMatchObject({
+      status: 401,
+      body: { error: 401, message: expect.any(String) },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalApi } from '../../dev-server/local-api.ts';
 import { client, startTestApi } from '../support/local-api-fixture.ts';
@@ -26,7 +26,7 @@ describe('DevIssuer over HTTP', () => {
     });
   }
 
-  it('issues a Cognito-shaped access token for client credentials in HTTP Basic', async () => {
+  it('issues a Cognito-shaped access token with every scope of the API for client credentials in HTTP Basic', async () => {
     const response = await tokenRequest('grant_type=client_credentials', {
       authorization: basic(client.id, client.secret),
     });
@@ -48,7 +48,7 @@ describe('DevIssuer over HTTP', () => {
       sub: client.id,
       client_id: client.id,
       token_use: 'access',
-      scope: 'plants/write',
+      scope: 'plants/read plants/write',
     });
     expect(payload).not.toHaveProperty('aud');
     expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(3600);
@@ -62,6 +62,21 @@ describe('DevIssuer over HTTP', () => {
     );
 
     expect(response.status).toBe(200);
+  });
+
+  it.each([
+    ['plants/read', 'plants/read'],
+    ['plants/write', 'plants/write'],
+    ['plants/write plants/read', 'plants/write plants/read'],
+    ['plants/read plants/read', 'plants/read'],
+  ])('grants exactly the scopes asked for: %s', async (asked, granted) => {
+    const response = await tokenRequest(
+      `grant_type=client_credentials&scope=${encodeURIComponent(asked)}`,
+      { authorization: basic(client.id, client.secret) },
+    );
+
+    const { access_token: token } = (await response.json()) as { access_token: string };
+    expect(decodeJwt(token).scope).toBe(granted);
   });
 
   it.each([
@@ -97,6 +112,13 @@ describe('DevIssuer over HTTP', () => {
     [
       'an unknown scope',
       'grant_type=client_credentials&scope=plants/delete',
+      basic(client.id, client.secret),
+      400,
+      'invalid_scope',
+    ],
+    [
+      'a known scope beside an unknown one',
+      'grant_type=client_credentials&scope=plants/read%20plants/admin',
       basic(client.id, client.secret),
       400,
       'invalid_scope',

@@ -1,19 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FunctionInitError } from '../../dev-server/function-host.ts';
 import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
+import { operations } from '../../functions/operations.ts';
+import { everyHandler } from '../support/local-api-fixture.ts';
 
-const fixture = (name: string) =>
-  new URL(`../support/dev-server-handlers/${name}`, import.meta.url).href;
-
-function start(handlerUrl: string): Promise<LocalApi> {
-  return startLocalApi({ host: '127.0.0.1', port: 0, log: () => {}, handlerUrl });
+function start(fixture: string): Promise<LocalApi> {
+  return startLocalApi({
+    host: '127.0.0.1',
+    port: 0,
+    log: () => {},
+    handlers: everyHandler(fixture),
+  });
 }
 
 describe('startLocalApi in front of a function', () => {
   let api: LocalApi;
 
   beforeAll(async () => {
-    api = await start(fixture('misbehaving-handler.ts'));
+    api = await start('misbehaving-handler.ts');
   });
 
   afterAll(async () => {
@@ -46,6 +50,51 @@ describe('startLocalApi in front of a function', () => {
     expect(event.requestContext.requestId).toBe(response.headers.get('apigw-requestid'));
   });
 
+  it('hands each operation its route key, the decoded query string and the path parameters', async () => {
+    const echo = { 'x-behave': 'echo' };
+
+    const list = await fetch(`${api.url}/plants?limit=1&cursor=a%2Bb&limit=2`, { headers: echo });
+    const remove = await fetch(`${api.url}/plants/%31`, { method: 'DELETE', headers: echo });
+
+    expect(list.status).toBe(201);
+    const listEvent = await list.json();
+    expect(listEvent).toMatchObject({
+      routeKey: 'GET /plants',
+      rawQueryString: 'limit=1&cursor=a%2Bb&limit=2',
+      queryStringParameters: { limit: '1,2', cursor: 'a+b' },
+      requestContext: { routeKey: 'GET /plants', http: { method: 'GET', path: '/plants' } },
+    });
+    expect(listEvent).not.toHaveProperty('pathParameters');
+    expect(listEvent).not.toHaveProperty('body');
+    expect(remove.status).toBe(201);
+    const removeEvent = await remove.json();
+    expect(removeEvent).toMatchObject({
+      routeKey: 'DELETE /plants/{id}',
+      rawPath: '/plants/%31',
+      pathParameters: { id: '1' },
+    });
+    expect(removeEvent).not.toHaveProperty('queryStringParameters');
+  });
+
+  it('runs each operation as a function of its own, with its name and its scope', async () => {
+    const whoami = { 'x-behave': 'whoami' };
+
+    const answers = await Promise.all(
+      operations.map(async ({ method, path }) => {
+        const url = `${api.url}${path.replace('{id}', '1')}`;
+        const response = await fetch(url, { method, headers: whoami });
+        return response.json();
+      }),
+    );
+
+    expect(answers).toStrictEqual(
+      operations.map(({ name, scope }) => ({
+        functionName: name,
+        environment: { AWS_LAMBDA_FUNCTION_NAME: name, AUTH_SCOPE: scope },
+      })),
+    );
+  });
+
   it('answers a function that throws with the gateway 500 {"message":"Internal Server Error"}', async () => {
     const response = await post('throw');
 
@@ -53,19 +102,22 @@ describe('startLocalApi in front of a function', () => {
     expect(await response.json()).toEqual({ message: 'Internal Server Error' });
   });
 
-  it('answers the request whose function crashed with 500, and keeps answering', async () => {
+  it('answers the request whose function crashed with 500, and keeps answering; the other operations are unharmed', async () => {
     const crashed = await post('crash');
     const next = await post('echo');
+
+    const otherFunction = await fetch(`${api.url}/plants`, { headers: { 'x-behave': 'echo' } });
 
     expect(crashed.status).toBe(500);
     expect(await crashed.json()).toEqual({ message: 'Internal Server Error' });
     expect(next.status).toBe(500);
+    expect(otherFunction.status).toBe(201);
   });
 });
 
 describe('startLocalApi with a function that cannot start', () => {
   it('fails at start-up with the cold-start error', async () => {
-    const started = start(fixture('failing-init-handler.ts'));
+    const started = start('failing-init-handler.ts');
 
     await expect(started).rejects.toThrow(FunctionInitError);
     await expect(started).rejects.toThrow(/PLANTS_TABLE_NAME is not set/);

@@ -15,6 +15,7 @@ const request: RawRequest = {
 const context = {
   requestId: 'JKJaXmPLvHcESHA=',
   routeKey: 'POST /plants',
+  pathParameters: {},
   receivedAt: new Date('2020-03-02T19:03:58.390Z'),
   sourceIp: '127.0.0.1',
 };
@@ -63,10 +64,10 @@ describe('toEventV2', () => {
     expect(result.headers).toEqual({ 'x-trace': 'a,b', 'content-type': 'application/json' });
   });
 
-  it('takes a header named like an Object property (constructor) as any other', () => {
-    const result = event({ rawHeaders: ['Constructor', 'x', 'toString', 'y'] });
+  it('takes a header named like an Object property (constructor, __proto__) as any other', () => {
+    const result = event({ rawHeaders: ['Constructor', 'x', 'toString', 'y', '__proto__', 'z'] });
 
-    expect(result.headers).toEqual({ constructor: 'x', tostring: 'y' });
+    expect(result.headers).toStrictEqual({ constructor: 'x', tostring: 'y', ['__proto__']: 'z' });
   });
 
   it('splits the path from the raw query string, which it keeps as sent', () => {
@@ -74,6 +75,53 @@ describe('toEventV2', () => {
 
     expect(result.rawPath).toBe('/plants');
     expect(result.rawQueryString).toBe('tag=in%20door&a=1&a=2');
+  });
+
+  it.each([
+    ['decoded', 'tag=in%20door&name=Fern+Ivy', { tag: 'in door', name: 'Fern Ivy' }],
+    [
+      'a repeated name joined with commas, in order',
+      'limit=1&b=x&limit=2',
+      { limit: '1,2', b: 'x' },
+    ],
+    ['a name without a value as empty', 'limit&cursor=', { limit: '', cursor: '' }],
+    ['a % that starts no escape as sent', 'cursor=%zz', { cursor: '%zz' }],
+    ['an encoded comma like a repeat', 'limit=1%2C2', { limit: '1,2' }],
+    [
+      'a name like an Object property as any other',
+      '__proto__=1&constructor=2',
+      { ['__proto__']: '1', constructor: '2' },
+    ],
+  ])('gives queryStringParameters %s', (_name, query, parameters) => {
+    const result = event({ url: `/plants?${query}` });
+
+    expect(result.queryStringParameters).toStrictEqual(parameters);
+    expect(Object.keys(result.queryStringParameters ?? {})).toStrictEqual(Object.keys(parameters));
+  });
+
+  it.each(['/plants', '/plants?', '/plants?&'])(
+    'leaves out queryStringParameters for %s, which has no parameter',
+    (url) => {
+      const result = event({ url });
+
+      expect(result).not.toHaveProperty('queryStringParameters');
+    },
+  );
+
+  it('carries the route key and path parameters it is given, and none when the route has none', () => {
+    const withId = toEventV2({ ...request, method: 'DELETE', url: '/plants/42' }, Buffer.alloc(0), {
+      ...context,
+      routeKey: 'DELETE /plants/{id}',
+      pathParameters: { id: '42' },
+    });
+
+    expect(withId).toMatchObject({
+      routeKey: 'DELETE /plants/{id}',
+      rawPath: '/plants/42',
+      pathParameters: { id: '42' },
+      requestContext: { routeKey: 'DELETE /plants/{id}', http: { method: 'DELETE' } },
+    });
+    expect(event()).not.toHaveProperty('pathParameters');
   });
 
   it.each([

@@ -7,6 +7,7 @@ import {
   client,
   clientCredentialsToken,
   createPlant,
+  everyHandler,
   tokenRequest,
 } from '../support/local-api-fixture.ts';
 
@@ -155,8 +156,7 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
       port,
       client,
       log: () => {},
-      handlerUrl: new URL('../support/dev-server-handlers/slow-init-handler.ts', import.meta.url)
-        .href,
+      handlers: everyHandler('slow-init-handler.ts'),
     });
 
     // The port opens before the function's 1.5 s init, so these connect during the warm-up.
@@ -182,8 +182,7 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
       port,
       client,
       log: () => {},
-      handlerUrl: new URL('../support/dev-server-handlers/slow-init-handler.ts', import.meta.url)
-        .href,
+      handlers: everyHandler('slow-init-handler.ts'),
       limits: { warmUpMs: 200 },
     });
 

@@ -90,7 +90,7 @@ describe('startLocalApi', () => {
   });
 
   it.each([
-    ['GET', '/plants'],
+    ['GET', '/plants/1'],
     ['PUT', '/plants'],
     ['DELETE', '/plants'],
     ['OPTIONS', '/plants'],

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signingKeyFile } from '../../dev-server/issuer-files.ts';
 import type { LocalApi } from '../../dev-server/local-api.ts';
@@ -38,13 +39,18 @@ describe('token CLI (npm run -s token)', () => {
     await removeDir?.();
   });
 
-  it('prints only a JWT that the running server accepts', async () => {
+  it('prints only a JWT that the running server accepts for every operation', async () => {
     const { stdout, stderr } = await runTokenCli({ PLANTS_DATA_DIR: dir });
 
     expect(stdout).toMatch(jwtShape);
     expect(stderr).toBe('');
-    const response = await createPlant(api, stdout.trim(), '{"id":7,"name":"Aloe"}');
-    expect(response.status).toBe(200);
+    const token = stdout.trim();
+    expect(decodeJwt(token).scope).toBe('plants/read plants/write');
+    const created = await createPlant(api, token, '{"id":7,"name":"Aloe"}');
+    const headers = { authorization: `Bearer ${token}` };
+    const listed = await fetch(`${api.url}/plants`, { headers });
+    const deleted = await fetch(`${api.url}/plants/7`, { method: 'DELETE', headers });
+    expect([created.status, listed.status, deleted.status]).toStrictEqual([200, 200, 204]);
   });
 
   it('keeps the signing key readable by its owner only', async () => {

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { parse } from 'yaml';
 import { staticDocsPage } from '../../dev-server/api-docs.ts';
 import type { LocalApi } from '../../dev-server/local-api.ts';
-import { startTestApi } from '../support/local-api-fixture.ts';
+import { clientCredentialsToken, createPlant, startTestApi } from '../support/local-api-fixture.ts';
 import { launchChromium } from './browser.ts';
 
 /** docs/local-development.md shows this; `UPDATE_SCREENSHOT=1` rewrites it, else CI keeps it. */
@@ -111,6 +111,40 @@ describe('API reference in a browser (GET /docs and npm run docs)', () => {
     expect(requests.filter((url) => !url.startsWith(`${api.url}/`))).toEqual([]);
     expect(errors).toEqual([]);
     expect((await stat(screenshot)).size).toBeGreaterThan(10_000);
+  });
+
+  it('"Try it out" lists the plants and deletes one with the same development token', async () => {
+    const created = await createPlant(
+      api,
+      await clientCredentialsToken(api),
+      '{"id":7,"name":"Ivy"}',
+    );
+    expect(created.status).toBe(200);
+    const errors = recordPageErrors(page);
+
+    await page.goto(`${api.url}/docs`);
+    const list = page.locator('#operations-plants-listPlants');
+    await list.locator('.opblock-summary').click();
+    await list.getByRole('button', { name: 'Execute' }).click();
+    const listed = list.locator('.live-responses-table .response');
+    await listed.waitFor();
+    const remove = page.locator('#operations-plants-deletePlant');
+    await remove.locator('.opblock-summary').click();
+    await remove.locator('tr[data-param-name="id"] input').fill('7');
+    await remove.getByRole('button', { name: 'Execute' }).click();
+    const deleted = remove.locator('.live-responses-table .response');
+    await deleted.waitFor();
+
+    expect(await listed.locator('.response-col_status').textContent()).toContain('200');
+    expect(await listed.locator('.response-col_description').textContent()).toContain('"Ivy"');
+    expect(await deleted.locator('.response-col_status').textContent()).toContain('204');
+    const again = await createPlant(
+      api,
+      await clientCredentialsToken(api),
+      '{"id":7,"name":"Oak"}',
+    );
+    expect(again.status).toBe(200);
+    expect(errors).toEqual([]);
   });
 
   it('builds one self-contained page that renders from file:// with no request for anything else', async () => {

@@ -158,6 +158,87 @@ describe('loadOpenApiExchanges: checking answers against openapi.yaml', () => {
     expect(spec.acceptsBody(operation, '{"id":1,')).toBe(false);
   });
 
+  it.each([
+    ['/plants', true],
+    ['/plants?limit=1', true],
+    ['/plants?limit=100&cursor=anything', true],
+    ['/plants?cursor=&other=1', true],
+    ['/plants?limit=0', false],
+    ['/plants?limit=-1', false],
+    ['/plants?limit=101', false],
+    ['/plants?limit=1.5', false],
+    ['/plants?limit=abc', false],
+    ['/plants?limit=2147483648', false],
+    ['/plants?limit=', false],
+    ['/plants?limit=01', false],
+    ['/plants?limit=%2B5', false],
+    ['/plants?limit=5&limit=5', false],
+    ['/plants?limit=1,2', false],
+    ['/plants?cursor=a&cursor=b', false],
+  ])('judges the list query %s: accepted %s', (target, accepted) => {
+    const operation = spec.operationOf({ method: 'GET', path: target });
+    if (operation === undefined) throw new Error('no GET /plants');
+
+    expect(spec.acceptsParameters(operation, target)).toBe(accepted);
+  });
+
+  it.each([
+    ['/plants/0', true],
+    ['/plants/-9223372036854775808', true],
+    ['/plants/9223372036854775807', true],
+    ['/plants/%31', true],
+    ['/plants/01', false],
+    ['/plants/1.0', false],
+    ['/plants/-0', false],
+    ['/plants/+1', false],
+    ['/plants/1e3', false],
+    ['/plants/abc', false],
+    ['/plants/9223372036854775808', false],
+    ['/plants/-9223372036854775809', false],
+    ['/plants/%201', false],
+  ])('judges the path id of %s: accepted %s', (target, accepted) => {
+    const operation = spec.operationOf({ method: 'DELETE', path: target });
+    if (operation === undefined) throw new Error('no DELETE /plants/{id}');
+
+    expect(spec.acceptsParameters(operation, target)).toBe(accepted);
+  });
+
+  it('lists the parameters of an operation, resolved', () => {
+    const list = spec.operationOf({ method: 'GET', path: '/plants' });
+    const remove = spec.operationOf({ method: 'DELETE', path: '/plants/1' });
+    if (list === undefined || remove === undefined) throw new Error('no list or delete');
+
+    expect(spec.parameters(list).map(({ name, in: where }) => `${where} ${name}`)).toStrictEqual([
+      'query limit',
+      'query cursor',
+    ]);
+    expect(spec.parameters(remove)).toMatchObject([
+      { name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } },
+    ]);
+  });
+
+  it('judges the answers of list and delete: a page with its Link, and a 204 with no body', () => {
+    const list = { method: 'GET', path: '/plants?limit=2' };
+    const remove = { method: 'DELETE', path: '/plants/7' };
+    const page = '[{"id":9223372036854775807,"name":"Max"},{"id":1,"name":"Fern","tag":"indoor"}]';
+    const link = '</plants?limit=2&cursor=abc>; rel="next"';
+    const noStore = { 'cache-control': 'no-store' };
+
+    expect(
+      problems({ status: 200, headers: { ...json, ...noStore, link }, body: page }, list),
+    ).toStrictEqual([]);
+    expect(problems({ status: 204, headers: noStore, body: '' }, remove)).toStrictEqual([]);
+    expect(
+      problems({ status: 200, headers: { ...json, ...noStore }, body: '[{"name":"Fern"}]' }, list),
+    ).toStrictEqual([expect.stringMatching(/^body #\/0 fails required/)]);
+    expect(
+      problems({ status: 200, headers: { ...json, ...noStore, link: '<x>' }, body: '[]' }, list),
+    ).toStrictEqual([expect.stringMatching(/^header Link: "<x>" # fails pattern/)]);
+    expect(problems({ status: 204, headers: noStore, body: '{}' }, remove)).toStrictEqual([
+      'a body where the spec documents none',
+    ]);
+  });
+
   it('reaches an operation of a templated path, a literal path first', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'openapi-'));
     const file = join(dir, 'openapi.yaml');

@@ -26,15 +26,29 @@ describe('smoke script (npm run smoke)', () => {
     await api?.close();
   });
 
-  it('passes every step against the local API and exits 0', async () => {
+  it('passes every step against the local API, leaves its plant deleted and exits 0', async () => {
     const { stdout } = await runSmoke(['--url', api.url, '--token', token]);
+    const left = await fetch(`${api.url}/plants?limit=100`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
 
     const lines = stdout.trim().split('\n');
-    expect(lines.filter((line) => line.startsWith('PASS '))).toHaveLength(6);
+    expect(lines.filter((line) => line.startsWith('PASS '))).toHaveLength(13);
     expect(lines.filter((line) => line.startsWith('FAIL '))).toHaveLength(0);
-    expect(stdout).toMatch(/^PASS create plant \d+: 200 /m);
+    const id = /^PASS create plant (\d+): 200 /m.exec(stdout)?.[1];
     expect(stdout).toMatch(/^PASS same id, another name is a conflict: 409 /m);
     expect(stdout).toMatch(/^PASS no token is rejected: 401 /m);
+    expect(stdout).toContain(
+      `PASS the list holds the plant with its exact id: 200 {"id":${id},"name":"Smoke test fern","tag":"smoke"}`,
+    );
+    expect(stdout).toMatch(/^PASS delete the plant: 204$/m);
+    expect(stdout).toMatch(/^PASS delete it again \(idempotent\): 204$/m);
+    expect(stdout).toMatch(
+      /^PASS the deleted id takes another name: 200 \{"name":"Smoke test rose"/m,
+    );
+    expect(stdout).toMatch(/^PASS no token is rejected by list: 401 /m);
+    expect(stdout).toMatch(/^PASS no token is rejected by delete: 401 /m);
+    expect(await left.json()).toStrictEqual([]);
   });
 
   it('prints FAIL lines and exits 1 when the token is not accepted', async () => {

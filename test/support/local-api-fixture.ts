@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
+import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../dev-server/local-api.ts';
+import { operations } from '../../functions/operations.ts';
 
 export const client = { id: 'test-client', secret: 'test-secret' } as const;
 
@@ -14,6 +15,12 @@ export async function tempDataDir(): Promise<{ dir: string; remove: () => Promis
 /** The local API on a free loopback port, quiet, with the real handler. */
 export function startTestApi(dataDir?: string): Promise<LocalApi> {
   return startLocalApi({ host: '127.0.0.1', port: 0, dataDir, client, log: () => {} });
+}
+
+/** One stand-in module (a fixture under `dev-server-handlers/`) for every operation's handler. */
+export function everyHandler(fixture: string): NonNullable<LocalApiOptions['handlers']> {
+  const url = new URL(`dev-server-handlers/${fixture}`, import.meta.url).href;
+  return Object.fromEntries(operations.map(({ name }) => [name, url]));
 }
 
 /** The client-credentials grant for `client`, as a request to the token endpoint. */
