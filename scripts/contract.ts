@@ -269,8 +269,9 @@ async function listWalk(context: {
             `the next link ${next} does not go on with ${listRoute.path}?limit=${options.walkLimit}`,
           );
         }
-        if (targets.has(next))
+        if (targets.has(next)) {
           problems.push(`the next link ${next} was followed before: the walk loops`);
+        }
         if (page >= maxWalkPages) problems.push(`the walk has not ended after ${page} pages`);
       }
     }
@@ -314,8 +315,9 @@ async function listWalk(context: {
     }
   }
   for (const [id, listed] of seen) {
-    if (listed.length > 1 && !stored.has(id))
+    if (listed.length > 1 && !stored.has(id)) {
       violations.push(`plant ${id} is listed ${listed.length} times`);
+    }
   }
   if (violations.length > 0) {
     failures.push({
@@ -389,8 +391,9 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
         numRuns: 100,
       })
       .find((target) => spec.acceptsParameters(operation, target.path) && !target.madeUp);
-    if (validTarget === undefined)
+    if (validTarget === undefined) {
       throw new Error(`no parameters the spec accepts for ${operation.name}`);
+    }
     const path = validTarget.path;
     const validBody =
       schema === undefined
@@ -606,8 +609,9 @@ function unmatchedRoutes(spec: OpenApiExchanges): Route[] {
     // A template's parameters stand for any value: `1` is one.
     const concrete = path.replaceAll(/\{[^}/]+\}/g, '1');
     for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
-      if (!Object.hasOwn(item as Schema, method))
+      if (!Object.hasOwn(item as Schema, method)) {
         routes.push({ method: method.toUpperCase(), path: concrete });
+      }
     }
   }
   routes.push({ method: 'GET', path: '/contract-check/no-such-route' });
