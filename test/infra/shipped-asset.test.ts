@@ -14,7 +14,7 @@ import {
 import { type Deployment, evaluateCfn } from '../support/cloudformation.ts';
 import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
 import { extractedMetrics } from '../support/emf.ts';
-import { fakeEvent } from '../support/fake-event.ts';
+import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../support/https-endpoint.ts';
 import { deployedEnvironment } from '../support/lambda-environment.ts';
 import {
@@ -51,6 +51,8 @@ let env: Record<string, string>;
 let providerUrl: string;
 let clientScopes: string[];
 let lambda: LambdaProcess;
+/** The list and delete functions' assets, each in a process of its own, as Lambda runs them. */
+let others: Record<'list' | 'delete', { fn: LambdaFunctionSpec; lambda: LambdaProcess }>;
 
 beforeAll(async () => {
   ca = await createThrowawayCa();
@@ -75,11 +77,26 @@ beforeAll(async () => {
   };
   clientScopes = machineClientScopes(fn.template, deployment);
   env = deployedEnvironment({ fn, deployment, ca, dynamodbEndpoint: storeEndpoint.url });
+  const started = async (cdkPath: string) => {
+    const spec = findLambdaFunction(assembly, cdkPath);
+    const variables = deployedEnvironment({
+      fn: spec,
+      deployment,
+      ca,
+      dynamodbEndpoint: storeEndpoint.url,
+    });
+    return { fn: spec, lambda: await startLambdaProcess({ env: variables }) };
+  };
+  const [list, remove] = await Promise.all([
+    started('ListPlants/Function/Resource'),
+    started('DeletePlant/Function/Resource'),
+  ]);
+  others = { list, delete: remove };
   lambda = await startLambdaProcess({ env });
 }, 120_000);
 
 afterAll(async () => {
-  await lambda?.close();
+  await Promise.all([lambda?.close(), others?.list.lambda.close(), others?.delete.lambda.close()]);
   await Promise.all([issuerEndpoint?.close(), storeEndpoint?.close()]);
   await Promise.all([issuer?.close(), db?.close()]);
   // synthesizeApp and createThrowawayCa each make a temporary folder; nothing else removes them.
@@ -324,5 +341,153 @@ describe('the create-plant asset, invoked as Lambda does, with a Cognito client-
       },
     ]);
     expect(lambda.output()).not.toMatch(/eyJ[\w-]+\.eyJ/);
+  });
+});
+
+describe.each(['list', 'delete'] as const)('the %s asset in cdk.out', (which) => {
+  it('is the bundle and its source map the template names, self-contained, with no AWS SDK', async () => {
+    const { fn: spec } = others[which];
+    const folder = which === 'list' ? 'list-plants' : 'delete-plant';
+
+    expect([spec.handler, spec.runtime]).toEqual(['index.handler', 'nodejs24.x']);
+    expect((await readdir(spec.assetDir)).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    const { metafile } = await build({
+      entryPoints: [path.join(spec.assetDir, 'index.mjs')],
+      absWorkingDir: spec.assetDir,
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'node',
+      format: 'esm',
+      logLevel: 'silent',
+    });
+    expect(Object.keys(metafile.inputs)).toEqual(['index.mjs']);
+    const code = await readFile(path.join(spec.assetDir, 'index.mjs'), 'utf8');
+    const imports = [
+      ...(metafile.inputs['index.mjs']?.imports.map((entry) => entry.path) ?? []),
+      ...Array.from(
+        code.matchAll(/getBuiltinModule\(["']([^"']+)["']\)/g),
+        (match) => match[1] ?? '',
+      ),
+    ];
+    expect(imports.filter((specifier) => !isBuiltin(specifier))).toEqual([]);
+    const map = JSON.parse(await readFile(path.join(spec.assetDir, 'index.mjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    expect(map.sources.filter((source) => /@aws-sdk|@smithy/.test(source))).toEqual([]);
+    expect(map.sources).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`functions/${folder}/handler\\.ts$`)),
+      ]),
+    );
+  });
+});
+
+describe('the list and delete assets, invoked as Lambda does, with a Cognito client-credentials token', () => {
+  /** The asset's answer, its body as sent. */
+  async function ask(which: 'list' | 'delete', event: ReturnType<typeof fakeEvent>) {
+    const result = await others[which].lambda.invoke(event);
+    expect(result.error).toBeUndefined();
+    return result.result as APIGatewayProxyStructuredResultV2;
+  }
+
+  /** Every page from the first, following each Link; the raw bodies. */
+  async function walk(token: string, limit: number): Promise<string[]> {
+    const bodies: string[] = [];
+    let query: string | undefined = `limit=${limit}`;
+    while (query !== undefined) {
+      const page = await ask('list', fakeListEvent(query, { token }));
+      expect(page.statusCode).toBe(200);
+      bodies.push(page.body ?? '');
+      const link = String(page.headers?.link ?? '');
+      query = /^<\/plants\?([^>]+)>; rel="next"$/.exec(link)?.[1];
+    }
+    return bodies;
+  }
+
+  it('gets the scope each operation requires from the template: plants/read to list, plants/write to delete', () => {
+    const scopeOf = (which: 'list' | 'delete') =>
+      evaluateCfn(fn.template, others[which].fn.environment.AUTH_SCOPE, {
+        region,
+        accountId: '123456789012',
+        resources: {},
+      });
+
+    expect([scopeOf('list'), scopeOf('delete')]).toEqual(['plants/read', 'plants/write']);
+  });
+
+  it('lists a plant the create asset stored, its exact int64 id a JSON number, on one of the pages', async () => {
+    const token = await cognitoAccessToken();
+    const id = '9007199254740993';
+    const created = await invoke(
+      fakeEvent({ token, body: `{"id":${id},"name":"Fern","tag":"indoor"}` }),
+    );
+    expect(created.statusCode).toBe(200);
+
+    const bodies = await walk(token, 2);
+
+    const found = bodies.filter((body) =>
+      body.includes(`{"id":${id},"name":"Fern","tag":"indoor"}`),
+    );
+    expect(found).toHaveLength(1);
+    for (const body of bodies) expect(Array.isArray(JSON.parse(body))).toBe(true);
+  });
+
+  it('deletes a plant the create asset stored (204, no body), and again (204), leaving no item', async () => {
+    const token = await cognitoAccessToken();
+    const id = freshId();
+    await invoke(fakeEvent({ token, body: JSON.stringify({ id: Number(id), name: 'Moss' }) }));
+    expect(await db.getItem(db.tableName, id)).toBeDefined();
+
+    const first = await ask('delete', fakeDeleteEvent(id, { token }));
+    const again = await ask('delete', fakeDeleteEvent(id, { token }));
+
+    for (const answer of [first, again]) {
+      expect(answer.statusCode).toBe(204);
+      expect(answer.body ?? '').toBe('');
+    }
+    expect(await db.getItem(db.tableName, id)).toBeUndefined();
+  });
+
+  it.each([
+    ['list', 'no token', undefined, 401],
+    ['list', 'a token with only plants/write', 'plants/write', 403],
+    ['delete', 'no token', undefined, 401],
+    ['delete', 'a token with only plants/read', 'plants/read', 403],
+  ] as const)(
+    'answers a %s with %s: %i, and leaves the table as it was',
+    async (which, _case, scope, status) => {
+      const token = scope === undefined ? undefined : await cognitoAccessToken({ scope });
+      const id = freshId();
+      await invoke(
+        fakeEvent({
+          token: await cognitoAccessToken(),
+          body: JSON.stringify({ id: Number(id), name: 'Ivy' }),
+        }),
+      );
+
+      const answer = await ask(
+        which,
+        which === 'list' ? fakeListEvent('', { token }) : fakeDeleteEvent(id, { token }),
+      );
+
+      expect(answer.statusCode).toBe(status);
+      expect(JSON.parse(answer.body ?? '')).toMatchObject({ error: status });
+      expect(await db.getItem(db.tableName, id)).toBeDefined();
+    },
+  );
+
+  it.each([
+    ['list', 'a limit of 0', () => fakeListEvent('limit=0'), /limit/],
+    ['delete', 'an id in another spelling', () => fakeDeleteEvent('01'), /id/],
+  ] as const)('answers a %s with %s: 400 naming it', async (which, _case, event, named) => {
+    const token = await cognitoAccessToken();
+    const request = event();
+    request.headers.authorization = `Bearer ${token}`;
+
+    const answer = await ask(which, request);
+
+    expect(answer.statusCode).toBe(400);
+    expect(JSON.parse(answer.body ?? '').message).toMatch(named);
   });
 });

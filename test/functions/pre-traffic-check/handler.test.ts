@@ -35,10 +35,11 @@ import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca.
 /**
  * The BeforeAllowTraffic hook, bundled as its construct ships it (`@aws-sdk/*` left to the
  * runtime) and run in a Lambda-like process, against a fake Lambda, CodeDeploy and Cognito on
- * loopback. The fake Lambda's Invoke runs the create-plant asset `cdk synth` writes, itself in a
- * Lambda-like process with the template's environment (as test/infra/shipped-asset.test.ts runs
- * it): once as a good version, once as a version whose table does not exist, which answers 500.
- * Its tokens come from a Cognito-like token endpoint over TLS.
+ * loopback. The fake Lambda's Invoke runs the assets `cdk synth` writes, each in a Lambda-like
+ * process with the template's environment (as test/infra/shipped-asset.test.ts runs them): the
+ * create-plant asset once as a good version, once as a version whose table does not exist, which
+ * answers 500; the list and delete assets as good versions. Its tokens come from a Cognito-like
+ * token endpoint over TLS.
  */
 
 const region = 'eu-west-1';
@@ -50,6 +51,9 @@ const goodVersion = `${functionArn}:7`;
 const brokenVersion = `${functionArn}:8`;
 const crashingVersion = `${functionArn}:9`;
 const missingVersion = `${functionArn}:99`;
+/** The list and delete functions' versions, run from their assets in cdk.out. */
+const operationVersion = (name: string) =>
+  `arn:aws:lambda:${region}:${accountId}:function:PlantStore-test-${name}:5`;
 /** A version of another operation's function that refuses every request without a token. */
 const refusingVersion = (name: string) =>
   `arn:aws:lambda:${region}:${accountId}:function:PlantStore-test-${name}:3`;
@@ -69,6 +73,8 @@ let storeEndpoint: HttpsEndpoint;
 let fakeAws: FakeAws;
 let good: LambdaProcess;
 let broken: LambdaProcess;
+let listing: LambdaProcess;
+let deleting: LambdaProcess;
 let hookSpec: LambdaFunctionSpec;
 const temporary: string[] = [];
 
@@ -90,9 +96,20 @@ beforeAll(async () => {
     },
   };
   const env = deployedEnvironment({ fn, deployment, ca, dynamodbEndpoint: storeEndpoint.url });
-  [good, broken] = await Promise.all([
+  const started = (cdkPath: string) =>
+    startLambdaProcess({
+      env: deployedEnvironment({
+        fn: findLambdaFunction(assembly, cdkPath),
+        deployment,
+        ca,
+        dynamodbEndpoint: storeEndpoint.url,
+      }),
+    });
+  [good, broken, listing, deleting] = await Promise.all([
     startLambdaProcess({ env }),
     startLambdaProcess({ env: { ...env, PLANTS_TABLE_NAME: 'plants-never-created' } }),
+    started('ListPlants/Function/Resource'),
+    started('DeletePlant/Function/Resource'),
   ]);
 
   fakeAws = await startFakeAws({
@@ -101,6 +118,8 @@ beforeAll(async () => {
       [goodVersion]: (event) => good.invoke(event),
       [brokenVersion]: (event) => broken.invoke(event),
       [crashingVersion]: async () => ({ ok: false, error: 'Error: the handler threw\n    at x' }),
+      [operationVersion('list-plants')]: (event) => listing.invoke(event),
+      [operationVersion('delete-plant')]: (event) => deleting.invoke(event),
       ...Object.fromEntries(
         operations.map((operation) => [
           refusingVersion(operation.name),
@@ -123,7 +142,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([good?.close(), broken?.close()]);
+  await Promise.all([good?.close(), broken?.close(), listing?.close(), deleting?.close()]);
   await Promise.all([fakeAws?.close(), pool?.close(), storeEndpoint?.close()]);
   await db?.close();
   await Promise.all(temporary.map((dir) => rm(dir, { recursive: true, force: true })));
@@ -391,6 +410,51 @@ describe('the pre-traffic hook, without the pool (external issuer)', () => {
 });
 
 describe('the pre-traffic hook of each operation', () => {
+  it.each([
+    ['list-plants', 'plants/read'],
+    ['delete-plant', 'plants/write'],
+  ] as const)(
+    "passes a good %s version, with a token of the operation's scope %s",
+    async (name, scope) => {
+      const run = await runHook({
+        ...tokenVariables,
+        TOKEN_URL: pool.tokenUrl,
+        TOKEN_SCOPE: scope,
+        TARGET_FUNCTION_ARN: operationVersion(name),
+        OPERATION: name,
+      });
+
+      expect(run.result.error).toBeUndefined();
+      expectReportedLast(run, 'Succeeded');
+      expect(verdict(run)).toMatchObject({
+        status: 'Succeeded',
+        operation: name,
+        cases: coreCasesOf[name].map((testCase) => ({
+          name: testCase.name,
+          status: testCase.expected.status,
+          problems: [],
+        })),
+      });
+    },
+  );
+
+  it('fails a list version whose token lacks plants/read: the scope the hook asks for matters', async () => {
+    const run = await runHook({
+      ...tokenVariables,
+      TOKEN_URL: pool.tokenUrl,
+      TOKEN_SCOPE: 'plants/write',
+      TARGET_FUNCTION_ARN: operationVersion('list-plants'),
+      OPERATION: 'list-plants',
+    });
+
+    expectReportedLast(run, 'Failed');
+    expect(verdict(run)?.cases).toContainEqual({
+      name: coreCasesOf['list-plants'][1]?.name,
+      status: 403,
+      problems: expect.arrayContaining(['status 403, expected 200']),
+    });
+  });
+
   it.each(operations)(
     "asks $name's version its own cases, as API Gateway routes them to $method $path",
     async (operation) => {
