@@ -65,7 +65,7 @@ export const nodeOptions = '--enable-source-maps';
  * `node:http` and `node:timers` imports resolve to `infra/bundling/builtins/node-<name>.ts`, which hand over
  * the built-in itself (`process.getBuiltinModule`) rather than its ESM facade: a facade reads
  * every export of the module when it is linked, getters included, and `node:http`'s `WebSocket`
- * loads undici (about 20 ms of every cold start, `npm run bench`). Each file exports only names a
+ * loads undici on every cold start ([decision 0003](../../docs/decisions/0003-built-ins-without-esm-facades.md)). Each file exports only names a
  * bundle imports; a new one fails the build. The function's own modules take `crypto`, `https`
  * and `net` the same way, in their source.
  */
@@ -105,35 +105,11 @@ export const cdkBundlingOptions: BundlingOptions = {
  */
 const preTrafficCheckExternalModules: readonly string[] = ['@aws-sdk/*'];
 
+/** The operations' options without their cold-start shims, and with the SDK left to the runtime. */
 export const preTrafficCheckBundlingOptions: BundlingOptions = {
-  format: OutputFormat.ESM,
-  target,
-  minify: true,
-  keepNames: true,
-  sourceMap: true,
-  sourceMapMode: SourceMapMode.DEFAULT,
-  sourcesContent: false,
-  mainFields,
-  banner: esmRequireBanner,
+  ...cdkBundlingOptions,
   externalModules: [...preTrafficCheckExternalModules],
-  forceDockerBundling: false,
-};
-
-/** The hook's bundle for esbuild's JS API, as `esbuildBuildOptions` is the create-plant one's. */
-export const preTrafficCheckEsbuildOptions: BuildOptions = {
-  entryPoints: { index: preTrafficCheckEntry },
-  bundle: true,
-  platform: 'node',
-  target,
-  format: 'esm',
-  outExtension: { '.js': '.mjs' },
-  minify: true,
-  keepNames: true,
-  sourcemap: 'linked',
-  sourcesContent: false,
-  mainFields,
-  banner: { js: esmRequireBanner },
-  external: [...preTrafficCheckExternalModules],
+  esbuildArgs: {},
 };
 
 /**
@@ -162,3 +138,11 @@ export const esbuildOptionsFor = (name: string): BuildOptions => ({
   ...esbuildBuildOptions,
   entryPoints: { index: functionEntry(name) },
 });
+
+/** The hook's bundle for esbuild's JS API, as `preTrafficCheckBundlingOptions` is for `cdk synth`. */
+export const preTrafficCheckEsbuildOptions: BuildOptions = {
+  ...esbuildBuildOptions,
+  entryPoints: { index: preTrafficCheckEntry },
+  external: [...preTrafficCheckExternalModules],
+  alias: {},
+};
