@@ -1,31 +1,14 @@
-import middy from '@middy/core';
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2,
-  Context,
-} from 'aws-lambda';
-import { authorizeRequest } from '../auth/authorize-request.ts';
-import type { TokenVerifier } from '../auth/token-verifier.ts';
-import { errorAnswers } from '../failures.ts';
-import { accessLog, roundMs } from '../http/access-log.ts';
-import { mapErrors } from '../http/error-response.ts';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { roundMs } from '../http/access-log.ts';
 import { jsonResponse } from '../http/respond.ts';
-import { jsonLogger, type Logger } from '../log.ts';
+import { authorizedEdge, type OperationDependencies } from '../operation-edge.ts';
 import type { operations } from '../operations.ts';
 import { listItemOf } from '../plants/list-item.ts';
 import type { PlantPage, PlantStore } from '../plants/plant-store.ts';
 import { parseListQuery } from './list-query.ts';
 import { listPlantsOutcomes } from './outcomes.ts';
 
-export type ListPlantsDependencies = {
-  readonly store: Pick<PlantStore, 'list'>;
-  readonly verifyToken: TokenVerifier;
-  readonly requiredScope: string;
-  /** The `Service` dimension of the request metrics. @default 'plant-store' */
-  readonly service?: string;
-  /** @default jsonLogger */
-  readonly log?: Logger;
-};
+export type ListPlantsDependencies = OperationDependencies<Pick<PlantStore, 'list'>>;
 
 /** The route's path as `operations.ts` declares it: the type check fails if the two differ. */
 const listPath: Extract<(typeof operations)[number], { name: 'list-plants' }>['path'] = '/plants';
@@ -34,25 +17,15 @@ const listPath: Extract<(typeof operations)[number], { name: 'list-plants' }>['p
  * GET /plants, in the order a request meets it:
  * edge (log, map errors) -> authorize -> parse the query -> store (one page) -> respond.
  */
-export function makeHandler({
-  store,
-  verifyToken,
-  requiredScope,
-  service = 'plant-store',
-  log = jsonLogger,
-}: ListPlantsDependencies) {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use(accessLog(log, service, listPlantsOutcomes))
-    .use(mapErrors(log, errorAnswers))
-    .use(authorizeRequest(verifyToken, requiredScope))
-    .handler(async (event, context) => {
-      const request = parseListQuery(event.queryStringParameters);
-      const storeStartedAt = performance.now();
-      const page = await store.list(request);
-      context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
-      context.outcome = 'listed' satisfies keyof typeof listPlantsOutcomes;
-      return pageResponse(page, request.limit);
-    });
+export function makeHandler({ store, ...edge }: ListPlantsDependencies) {
+  return authorizedEdge(listPlantsOutcomes, edge).handler(async (event, context) => {
+    const request = parseListQuery(event.queryStringParameters);
+    const storeStartedAt = performance.now();
+    const page = await store.list(request);
+    context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
+    context.outcome = 'listed' satisfies keyof typeof listPlantsOutcomes;
+    return pageResponse(page, request.limit);
+  });
 }
 
 /**

@@ -1,0 +1,44 @@
+import middy from '@middy/core';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
+import { authorizeRequest } from './auth/authorize-request.ts';
+import type { TokenVerifier } from './auth/token-verifier.ts';
+import { errorAnswers } from './failures.ts';
+import { accessLog } from './http/access-log.ts';
+import { mapErrors } from './http/error-response.ts';
+import type { OutcomeCounters } from './http/request-metrics.ts';
+import { jsonLogger, type Logger } from './log.ts';
+
+/** What every operation's handler is built from; `Store` is the part of the port it calls. */
+export type OperationDependencies<Store> = {
+  readonly store: Store;
+  readonly verifyToken: TokenVerifier;
+  readonly requiredScope: string;
+  /** The `Service` dimension of the request metrics. @default 'plant-store' */
+  readonly service?: string;
+  /** @default jsonLogger */
+  readonly log?: Logger;
+};
+
+/**
+ * The steps every operation starts with, in order: the edge (the request's log line, counted under
+ * the operation's `counters`, and every error mapped once), then the caller, authorized with the
+ * operation's scope before anything reads the request. The operation adds its own steps after.
+ */
+export function authorizedEdge(
+  counters: OutcomeCounters,
+  {
+    verifyToken,
+    requiredScope,
+    service = 'plant-store',
+    log = jsonLogger,
+  }: Omit<OperationDependencies<unknown>, 'store'>,
+) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    .use(accessLog(log, service, counters))
+    .use(mapErrors(log, errorAnswers))
+    .use(authorizeRequest(verifyToken, requiredScope));
+}
