@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
+import { pageLimits } from '../functions/list-plants/list-query.ts';
 import { operations } from '../functions/operations.ts';
 import {
   idSchema,
@@ -140,7 +141,7 @@ describe('openapi.yaml', () => {
     );
   });
 
-  it('documents the list limit as an int32 from 1 to 100, 20 when absent, and an opaque cursor', () => {
+  it('documents the list limit the handler enforces (an int32 from 1 to its maximum, its default when absent), and an opaque cursor', () => {
     const [limit, cursor] = listPlants.parameters;
 
     expect(limit).toMatchObject({ name: 'limit', in: 'query', required: false });
@@ -148,8 +149,8 @@ describe('openapi.yaml', () => {
       type: 'integer',
       format: 'int32',
       minimum: 1,
-      maximum: 100,
-      default: 20,
+      maximum: pageLimits.max,
+      default: pageLimits.default,
     });
     expect(cursor).toMatchObject({ name: 'cursor', in: 'query', required: false });
     expect(fromOpenApi(cursor.schema)).toStrictEqual({ type: 'string' });
