@@ -1,0 +1,124 @@
+import type { Agent, ClientRequestArgs } from 'node:http';
+import type { Socket } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { signedDynamoDbHeaders } from './limit-sigv4.ts';
+
+/**
+ * What the LIMIT handlers share: the least a correct authenticated operation needs, with Node's
+ * built-ins alone. Init starts the key set's GET and DynamoDB's TLS connection and awaits neither;
+ * a request checks its RS256 token with node:crypto, then makes one SigV4-signed call over that
+ * connection. Built-ins are taken without their ESM facades, as the shipped bundle takes them.
+ * Plain http: endpoints (dynalite, the test issuer) work too, for the warm runs and the tests.
+ */
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
+const { createPublicKey, verify } = process.getBuiltinModule('node:crypto');
+const env = process.env;
+const issuer = env.AUTH_ISSUER ?? '';
+const region = env.AWS_REGION ?? '';
+const endpoint = new URL(
+  env.AWS_ENDPOINT_URL_DYNAMODB ?? `https://dynamodb.${region}.amazonaws.com`,
+);
+const credentials = {
+  accessKeyId: env.AWS_ACCESS_KEY_ID ?? '',
+  secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '',
+  sessionToken: env.AWS_SESSION_TOKEN,
+};
+export type Event = APIGatewayProxyEventV2;
+export type Result = APIGatewayProxyStructuredResultV2;
+
+const send = (url: URL, options: ClientRequestArgs, body?: string) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const transport = url.protocol === 'https:' ? https : http;
+    const request = transport.request(url, { ...options, timeout: 3000 }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+    });
+    request.on('timeout', () => request.destroy(new Error(`${url.host} timed out`)));
+    request.on('error', reject).end(body);
+  });
+
+type Jwk = { readonly kid?: string; readonly kty?: string };
+let keySet: Promise<Jwk[]> | undefined;
+const keys = () =>
+  (keySet ??= send(new URL(env.AUTH_JWKS_URL ?? `${issuer}/.well-known/jwks.json`), {}).then(
+    ({ text }) => (JSON.parse(text) as { keys: Jwk[] }).keys,
+    (error: unknown) => {
+      keySet = undefined;
+      throw error;
+    },
+  ));
+keys().catch(() => {});
+
+const tls = endpoint.protocol === 'https:';
+const address = { host: endpoint.hostname, port: Number(endpoint.port) || (tls ? 443 : 80) };
+let warm: Socket | undefined = tls
+  ? process.getBuiltinModule('node:tls').connect(address)
+  : process.getBuiltinModule('node:net').connect(address);
+// Unreferenced until a call takes it: an unused connection must not keep the process alive.
+warm.on('error', () => {}).unref();
+const BaseAgent: typeof Agent = tls ? https.Agent : http.Agent;
+class WarmAgent extends BaseAgent {
+  override createConnection(...args: Parameters<Agent['createConnection']>) {
+    const socket = warm;
+    warm = undefined;
+    socket?.ref();
+    return socket && !socket.destroyed ? socket : super.createConnection(...args);
+  }
+}
+const agent = new WarmAgent({ keepAlive: true });
+
+export const answer = (statusCode: number, body?: string, headers?: Record<string, string>) => ({
+  statusCode,
+  headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  ...(body === undefined ? {} : { body }),
+});
+export const failure = (status: number, message: string, headers?: Record<string, string>) =>
+  answer(status, JSON.stringify({ error: status, message }), headers);
+export const isInt64 = (text: string) =>
+  /^(0|-?[1-9]\d{0,18})$/.test(text) && BigInt.asIntN(64, BigInt(text)) === BigInt(text);
+const json = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString());
+
+/** The answer refusing the request, or undefined when its token is valid and carries the scope. */
+export async function refusal(event: Event, defaultScope: string): Promise<Result | undefined> {
+  const token = /^bearer +([\w-]+)\.([\w-]+)\.([\w-]+)$/i.exec(event.headers.authorization ?? '');
+  if (!token) return failure(401, 'a bearer token is required', { 'www-authenticate': 'Bearer' });
+  const [, head = '', payload = '', signature = ''] = token;
+  const claims = verified(head, payload, signature, await keys());
+  const now = Date.now() / 1000;
+  const audience = [claims?.aud ?? claims?.client_id].flat();
+  const known = audience.some((name) => env.AUTH_AUDIENCE?.split(',').includes(name));
+  if (claims?.iss !== issuer || !(claims.exp > now) || claims.nbf > now || !known) {
+    return failure(401, 'the token is not valid', {
+      'www-authenticate': 'Bearer error="invalid_token"',
+    });
+  }
+  const scope = env.AUTH_SCOPE ?? defaultScope;
+  if (String(claims.scope).split(' ').includes(scope)) return undefined;
+  const challenge = `Bearer error="insufficient_scope", scope="${scope}"`;
+  return failure(403, `the token lacks the scope ${scope}`, { 'www-authenticate': challenge });
+}
+
+function verified(head: string, payload: string, signature: string, jwks: Jwk[]) {
+  try {
+    const { alg, kid } = json(head);
+    const jwk = jwks.find((key) => key.kid === kid && key.kty === 'RSA');
+    if (alg !== 'RS256' || !jwk) return undefined;
+    const key = createPublicKey({ key: jwk, format: 'jwk' });
+    const signed = Buffer.from(`${head}.${payload}`);
+    return verify('sha256', signed, key, Buffer.from(signature, 'base64url'))
+      ? json(payload)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One DynamoDB call over the warm connection: its status and its JSON answer. */
+export async function dynamoDb(action: string, input: object) {
+  const body = JSON.stringify({ TableName: env.PLANTS_TABLE_NAME, ...input });
+  const headers = signedDynamoDbHeaders(endpoint, action, body, credentials, region, new Date());
+  const { status, text } = await send(endpoint, { method: 'POST', headers, agent }, body);
+  return { status, output: JSON.parse(text) as Record<string, unknown> };
+}
