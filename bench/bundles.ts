@@ -33,6 +33,8 @@ export type BuiltBundle = BundleSpec & {
   readonly bytes: number;
   readonly gzipBytes: number;
   readonly sourceMapBytes: number;
+  /** The files it was built from, relative to the working directory. */
+  readonly inputs: readonly string[];
 };
 
 const reference = (file: string) => path.join(import.meta.dirname, 'reference', file);
@@ -97,7 +99,7 @@ export const bundleSpecs: readonly BundleSpec[] = [
  */
 export async function buildBundles(outDir: string): Promise<BuiltBundle[]> {
   const built: BuiltBundle[] = [];
-  for (const spec of bundleSpecs) built.push(await buildOne(outDir, spec));
+  for (const spec of bundleSpecs) built.push(await buildBundle(outDir, spec));
   return built;
 }
 
@@ -132,10 +134,11 @@ export function buildSwap(outDir: string, swap: Swap): Promise<BuiltBundle> {
     warm: true,
     store: 'dynalite',
   };
-  return buildOne(outDir, spec, [plugin]);
+  return buildBundle(outDir, spec, [plugin]);
 }
 
-async function buildOne(
+/** One bundle, with the stack's esbuild options and the spec's entry, in `outDir/<name>/`. */
+export async function buildBundle(
   outDir: string,
   spec: BundleSpec,
   plugins: Plugin[] = [],
@@ -143,12 +146,13 @@ async function buildOne(
   const dir = path.join(outDir, spec.name);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  await build({
+  const { metafile } = await build({
     ...esbuildBuildOptions,
     entryPoints: { index: spec.entry },
     outdir: dir,
     logLevel: 'warning',
     plugins,
+    metafile: true,
   });
   const file = path.join(dir, bundleFileName);
   const code = await readFile(file);
@@ -159,5 +163,6 @@ async function buildOne(
     bytes: code.length,
     gzipBytes: gzipSync(code, { level: 9 }).length,
     sourceMapBytes: map.length,
+    inputs: Object.keys(metafile.inputs),
   };
 }
