@@ -1,4 +1,5 @@
-import { answer, dynamoDb, type Event, failure, isInt64, refusal } from './limit-runtime.ts';
+import { answer, type Event, failure, isInt64 } from './limit-answers.ts';
+import { dynamoDb, refusal } from './limit-runtime.ts';
 
 /**
  * LIMIT for DELETE /plants/{id}: the token, the id in canonical int64 form, one DeleteItem, and

@@ -1,4 +1,5 @@
-import { answer, dynamoDb, type Event, failure, refusal } from './limit-runtime.ts';
+import { answer, type Event, failure } from './limit-answers.ts';
+import { dynamoDb, refusal } from './limit-runtime.ts';
 
 /**
  * LIMIT for GET /plants: the token, `limit` (1 to 100, default 20), an optional cursor, one Scan

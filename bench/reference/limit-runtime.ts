@@ -1,18 +1,20 @@
 import type { Agent, ClientRequestArgs } from 'node:http';
 import type { Socket } from 'node:net';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
+import { type Event, failure } from './limit-answers.ts';
+import { type Jwk, verifiedClaims } from './limit-jwt.ts';
 import { signedDynamoDbHeaders } from './limit-sigv4.ts';
 
 /**
  * What the LIMIT handlers share: the least a correct authenticated operation needs, with Node's
- * built-ins alone. Init starts the key set's GET and DynamoDB's TLS connection and awaits neither;
- * a request checks its RS256 token with node:crypto, then makes one SigV4-signed call over that
- * connection. Built-ins are taken without their ESM facades, as the shipped bundle takes them.
- * Plain http: endpoints (dynalite, the test issuer) work too, for the warm runs and the tests.
+ * built-ins alone. Init starts the key set's GET, then DynamoDB's TLS connection, and awaits
+ * neither; a request checks its RS256 token (`limit-jwt.ts`), then makes one SigV4-signed call
+ * (`limit-sigv4.ts`) over that connection. Built-ins are taken without their ESM facades, as the
+ * shipped bundle takes them. Plain http: endpoints (dynalite, the test issuer) work too, for the
+ * warm runs and the tests.
  */
 const http = process.getBuiltinModule('node:http');
 const https = process.getBuiltinModule('node:https');
-const { createPublicKey, verify } = process.getBuiltinModule('node:crypto');
 const env = process.env;
 const issuer = env.AUTH_ISSUER ?? '';
 const region = env.AWS_REGION ?? '';
@@ -24,8 +26,6 @@ const credentials = {
   secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '',
   sessionToken: env.AWS_SESSION_TOKEN,
 };
-export type Event = APIGatewayProxyEventV2;
-export type Result = APIGatewayProxyStructuredResultV2;
 
 const send = (url: URL, options: ClientRequestArgs, body?: string) =>
   new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -39,7 +39,6 @@ const send = (url: URL, options: ClientRequestArgs, body?: string) =>
     request.on('error', reject).end(body);
   });
 
-type Jwk = { readonly kid?: string; readonly kty?: string };
 let keySet: Promise<Jwk[]> | undefined;
 const keys = () =>
   (keySet ??= send(new URL(env.AUTH_JWKS_URL ?? `${issuer}/.well-known/jwks.json`), {}).then(
@@ -69,27 +68,13 @@ class WarmAgent extends BaseAgent {
 }
 const agent = new WarmAgent({ keepAlive: true });
 
-export const answer = (statusCode: number, body?: string, headers?: Record<string, string>) => ({
-  statusCode,
-  headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
-  ...(body === undefined ? {} : { body }),
-});
-export const failure = (status: number, message: string, headers?: Record<string, string>) =>
-  answer(status, JSON.stringify({ error: status, message }), headers);
-export const isInt64 = (text: string) =>
-  /^(0|-?[1-9]\d{0,18})$/.test(text) && BigInt.asIntN(64, BigInt(text)) === BigInt(text);
-const json = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString());
-
 /** The answer refusing the request, or undefined when its token is valid and carries the scope. */
 export async function refusal(event: Event, defaultScope: string): Promise<Result | undefined> {
   const token = /^bearer +([\w-]+)\.([\w-]+)\.([\w-]+)$/i.exec(event.headers.authorization ?? '');
   if (!token) return failure(401, 'a bearer token is required', { 'www-authenticate': 'Bearer' });
-  const [, head = '', payload = '', signature = ''] = token;
-  const claims = verified(head, payload, signature, await keys());
-  const now = Date.now() / 1000;
-  const audience = [claims?.aud ?? claims?.client_id].flat();
-  const known = audience.some((name) => env.AUTH_AUDIENCE?.split(',').includes(name));
-  if (claims?.iss !== issuer || !(claims.exp > now) || claims.nbf > now || !known) {
+  const audiences = env.AUTH_AUDIENCE?.split(',') ?? [];
+  const claims = verifiedClaims(token.slice(1), await keys(), { issuer, audiences });
+  if (!claims) {
     return failure(401, 'the token is not valid', {
       'www-authenticate': 'Bearer error="invalid_token"',
     });
@@ -98,21 +83,6 @@ export async function refusal(event: Event, defaultScope: string): Promise<Resul
   if (String(claims.scope).split(' ').includes(scope)) return undefined;
   const challenge = `Bearer error="insufficient_scope", scope="${scope}"`;
   return failure(403, `the token lacks the scope ${scope}`, { 'www-authenticate': challenge });
-}
-
-function verified(head: string, payload: string, signature: string, jwks: Jwk[]) {
-  try {
-    const { alg, kid } = json(head);
-    const jwk = jwks.find((key) => key.kid === kid && key.kty === 'RSA');
-    if (alg !== 'RS256' || !jwk) return undefined;
-    const key = createPublicKey({ key: jwk, format: 'jwk' });
-    const signed = Buffer.from(`${head}.${payload}`);
-    return verify('sha256', signed, key, Buffer.from(signature, 'base64url'))
-      ? json(payload)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** One DynamoDB call over the warm connection: its status and its JSON answer. */

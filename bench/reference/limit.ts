@@ -1,4 +1,5 @@
-import { answer, dynamoDb, type Event, failure, isInt64, refusal } from './limit-runtime.ts';
+import { answer, type Event, failure, isInt64 } from './limit-answers.ts';
+import { dynamoDb, refusal } from './limit-runtime.ts';
 
 /**
  * LIMIT for POST /plants: the least a correct authenticated create can do with Node's built-ins
@@ -7,7 +8,7 @@ import { answer, dynamoDb, type Event, failure, isInt64, refusal } from './limit
  * when the stored plant is the same (DynamoDB returns it; dynalite needs a GetItem), else a 409.
  */
 type Plant = { readonly name: string; readonly tag?: string };
-const text = (value: unknown, max: number) =>
+const text = (value: unknown, max: number): value is string =>
   typeof value === 'string' && value.length > 0 && value.length <= max;
 
 /** Node 24 hands a reviver each primitive's source text; TypeScript's lib predates it. */
@@ -37,12 +38,9 @@ function newPlant(body: string): { id: string; plant: Plant } | string {
   const id = ids.get(sent) ?? '';
   if (!isInt64(id)) return 'id must be an integer from -2^63 to 2^63-1';
   if (!text(name, 200)) return 'name must be a string of 1 to 200 characters';
-  if (tag !== undefined && !text(tag, 64)) return 'tag must be a string of 1 to 64 characters';
-  return {
-    id,
-    plant:
-      tag === undefined ? { name: name as string } : { name: name as string, tag: tag as string },
-  };
+  if (tag === undefined) return { id, plant: { name } };
+  if (!text(tag, 64)) return 'tag must be a string of 1 to 64 characters';
+  return { id, plant: { name, tag } };
 }
 
 export const handler = async (event: Event) => {
