@@ -459,7 +459,7 @@ try {
   );
   for (const target of targets) {
     lines.push(
-      `  ${target.met ? 'met    ' : 'NOT MET'}  ${target.target.padEnd(42)}${target.value}`,
+      `  ${target.met ? 'met    ' : 'NOT MET'}  ${target.target.padEnd(56)}${target.value}`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
