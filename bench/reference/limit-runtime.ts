@@ -51,7 +51,9 @@ const keys = () =>
 keys().catch(() => {});
 
 const tls = endpoint.protocol === 'https:';
-const address = { host: endpoint.hostname, port: Number(endpoint.port) || (tls ? 443 : 80) };
+// `noDelay` as the agent sets it on its own connections: no write waits for an earlier one's ACK.
+const port = Number(endpoint.port) || (tls ? 443 : 80);
+const address = { host: endpoint.hostname, port, noDelay: true };
 let warm: Socket | undefined = tls
   ? process.getBuiltinModule('node:tls').connect(address)
   : process.getBuiltinModule('node:net').connect(address);
