@@ -129,10 +129,14 @@ export function fromResultV2(result: unknown): GatewayResponse {
 }
 
 const gatewayMessages = {
+  400: 'Bad Request',
   404: 'Not Found',
+  408: 'Request Timeout',
   413: 'Request Entity Too Large',
+  417: 'Expectation Failed',
   421: 'Misdirected Request',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 } as const;

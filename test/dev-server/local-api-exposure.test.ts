@@ -305,6 +305,38 @@ describe('startLocalApi under many slow uploads', () => {
 });
 
 describe('startLocalApi while it closes', () => {
+  it('finishes a request in flight with Connection: close, and serves nothing sent after shutdown began on that connection', async () => {
+    const api = await startLocalApi({
+      host: '127.0.0.1',
+      port: 0,
+      client,
+      log: () => {},
+      handlers: everyHandler('misbehaving-handler.ts'),
+    });
+    const { port } = new URL(api.url);
+    const create = (behave: string) =>
+      `POST /plants HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-behave: ${behave}\r\n` +
+      'content-type: application/json\r\ncontent-length: 2\r\n\r\n{}';
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let answers = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      answers += chunk;
+    });
+
+    // The function takes 300 ms: the first request is in flight when shutdown begins.
+    socket.write(create('slow'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = api.close();
+    socket.write(create('echo'));
+    await new Promise((resolve) => socket.once('close', resolve));
+    await closing;
+
+    const statusLines = answers.match(/^HTTP\/1\.1 .*$/gm) ?? [];
+    expect(statusLines).toEqual(['HTTP/1.1 201 Created']);
+    expect(answers).toMatch(/^connection: close\r$/im);
+  });
+
   it('still checks the Host of a request whose headers complete after close() has begun', async () => {
     // A connection with a request under way, its headers not yet complete.
     const api = await startLocalApi({ host: '127.0.0.1', port: 0, client, log: () => {} });
