@@ -27,7 +27,7 @@ export const defaultLimits = {
   requestTimeoutMs: 30_000,
   /** How long a request that arrives while the function is starting is held: Lambda's init limit. */
   warmUpMs: 10_000,
-  /** Connections open at once; past it a new one is closed as it arrives (decision 0125). */
+  /** Connections open at once; past it a new one is closed as it arrives (decision 0121). */
   maxConnections: 1_000,
 };
 export type LocalLimits = typeof defaultLimits;
