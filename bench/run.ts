@@ -219,6 +219,7 @@ try {
     PLANTS_TABLE_NAME: store.tableName,
     AUTH_ISSUER: issuer.issuer,
     AUTH_AUDIENCE: 'test-client',
+    AUTH_SCOPE: 'plants/write',
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
