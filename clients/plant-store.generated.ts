@@ -215,12 +215,19 @@ export interface components {
                 "application/json": components["schemas"]["GatewayMessage"];
             };
         };
-        /** @description The local server only; the request did not arrive whole within its time limit (30 s by default). Node answers with no body and closes the connection */
+        /** @description The local server only; the request did not arrive whole within its time limit (30 s by default). The connection is closed */
         RequestTimeout: {
             headers: {
                 [name: string]: unknown;
             };
-            content?: never;
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Request Timeout"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GatewayMessage"];
+            };
         };
         /** @description The local server only; the `Host` header does not name it (a page on another name that resolves to this machine cannot reach the API) */
         MisdirectedRequest: {

@@ -6,6 +6,7 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { checkStore } from './store-check.ts';
 
 /** Dummy credentials: dynalite checks that a request is SigV4-signed, not by whom. */
 export const localAwsCredentials = {
@@ -16,13 +17,14 @@ export const localAwsCredentials = {
 
 /**
  * Starts dynalite on loopback at an ephemeral port (nothing else should reach it), its LevelDB in
- * `dir` or in memory, and creates the table when absent, the way the CDK stack creates it on AWS:
- * partition key `id`, a Number.
+ * `dir` (refused when damaged: `checkStore`) or in memory, and creates the table when absent, the
+ * way the CDK stack creates it on AWS: partition key `id`, a Number.
  */
 export async function startDynamoDb(options: {
   readonly dir?: string | undefined;
   readonly tableName: string;
 }): Promise<{ endpoint: string; close(): Promise<void> }> {
+  if (options.dir) await checkStore(options.dir);
   const server = dynalite({ ...(options.dir && { path: options.dir }), createTableMs: 0 });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

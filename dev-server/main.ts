@@ -1,7 +1,7 @@
 // `npm start`: the Plant Store API on this machine, with local stand-ins for the AWS pieces.
 
 import { docsPaths } from './api-docs.ts';
-import { defaults, isLoopback, type LocalConfig, loadLocalConfig } from './config.ts';
+import { defaults, type LocalConfig, loadLocalConfig } from './config.ts';
 import { issuerPaths } from './dev-issuer.ts';
 import { type LocalApi, startLocalApi } from './local-api.ts';
 
@@ -43,12 +43,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // Printed once Ctrl-C is handled: a script that stops the server after the banner stops it cleanly.
 console.log(ready);
 
-function banner({ url, dataDir }: LocalApi, { host, client }: LocalConfig, token: string): string {
+function banner(api: LocalApi, { host, client }: LocalConfig, token: string): string {
+  const { url, dataDir } = api;
   const body = JSON.stringify({ id: 1, name: 'Fern', tag: 'indoor' });
   // The default secret is published (docs/local-development.md); the user's own stays off screen.
   const secret =
     client.secret === defaults.clientSecret ? client.secret : '(PLANTS_CLIENT_SECRET, not shown)';
-  const exposed = isLoopback(host)
+  const exposed = api.loopbackOnly
     ? ''
     : `Warning: HOST ${host} lets other machines reach this API, and anyone who has the client ` +
       'secret can get a token from it. /docs holds no token here.\n\n';
