@@ -42,7 +42,7 @@ export const envNames = {
   dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
 } as const;
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /** Reads the handler's environment once; see the table in docs/local-development.md. */
 export function loadConfig(env: Env): Config {
@@ -51,8 +51,7 @@ export function loadConfig(env: Env): Config {
   if (!URL.canParse(issuer)) {
     throw new ConfigError(`${envNames.issuer} is not a valid URL: ${issuer}`);
   }
-  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-  if (!region) throw new ConfigError('AWS_REGION is not set');
+  const { region, credentials } = awsAccess(env);
   return {
     functionName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'plant-store',
     tableName: required(env, envNames.tableName),
@@ -70,17 +69,30 @@ export function loadConfig(env: Env): Config {
         env.AWS_ENDPOINT_URL ?? `https://dynamodb.${region}.amazonaws.com`,
       ),
       region,
-      // Lambda puts the function role's credentials in these variables for the container's life.
-      credentials: {
-        accessKeyId: required(env, 'AWS_ACCESS_KEY_ID'),
-        secretAccessKey: required(env, 'AWS_SECRET_ACCESS_KEY'),
-        sessionToken: env.AWS_SESSION_TOKEN,
-      },
+      credentials,
     },
   };
 }
 
-function required(env: Env, name: string): string {
+/** Where and as whom a function calls AWS: Lambda's own variables. */
+export function awsAccess(env: Env): {
+  readonly region: string;
+  readonly credentials: Config['dynamodb']['credentials'];
+} {
+  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  if (!region) throw new ConfigError('AWS_REGION is not set');
+  return {
+    region,
+    // Lambda puts the function role's credentials in these variables for the container's life.
+    credentials: {
+      accessKeyId: required(env, 'AWS_ACCESS_KEY_ID'),
+      secretAccessKey: required(env, 'AWS_SECRET_ACCESS_KEY'),
+      sessionToken: env.AWS_SESSION_TOKEN,
+    },
+  };
+}
+
+export function required(env: Env, name: string): string {
   const value = env[name]?.trim();
   if (!value) throw new ConfigError(`${name} is not set`);
   return value;
@@ -99,7 +111,7 @@ function audiences(env: Env): string[] {
   return names;
 }
 
-function url(env: Env, name: string, fallback: string): URL {
+export function url(env: Env, name: string, fallback: string): URL {
   const value = env[name]?.trim() || fallback;
   if (!URL.canParse(value)) throw new ConfigError(`${name} is not a valid URL: ${value}`);
   return new URL(value);

@@ -3,6 +3,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
+import {
+  deliveryDeadlineMs,
+  maxAttempts,
+  retryDelaysSeconds,
+  retryJitter,
+} from '../functions/deliver-webhook/delivery-policy.ts';
+import { newPlantEvent } from '../functions/deliver-webhook/new-plant-event.ts';
+import { signatureHeaders, signingKeyOf } from '../functions/deliver-webhook/signature.ts';
 import { pageLimits } from '../functions/list-plants/list-query.ts';
 import { operations } from '../functions/operations.ts';
 import {
@@ -14,6 +22,7 @@ import {
 } from '../functions/plants/new-plant.ts';
 import { int64 } from '../functions/plants/plant.ts';
 import { loadOpenApiExchanges } from '../scripts/openapi-exchange.ts';
+import { insertRecord } from './support/webhook-events.ts';
 
 type JsonSchema = {
   type?: string;
@@ -302,5 +311,65 @@ describe('openapi.yaml and the service on name and tag', () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe("openapi.yaml's new-plant webhook", () => {
+  const webhook = document.webhooks['/plant/webhook'].post;
+  const parameter = (ref: string) =>
+    document.components.parameters[ref.split('/').at(-1) ?? ''] as {
+      name: string;
+      in: string;
+      required: boolean;
+      schema: { pattern: string };
+    };
+
+  it("keeps the original's POST /plant/webhook: a NewPlant body, answered 200, signed instead of a token", () => {
+    expect(Object.keys(document.webhooks)).toStrictEqual(['/plant/webhook']);
+    expect(webhook.requestBody.content['application/json'].schema).toStrictEqual({
+      $ref: '#/components/schemas/NewPlant',
+    });
+    expect(webhook.responses['200'].description).toBe(
+      'Return a 200 status to indicate that the data was received successfully',
+    );
+    expect(webhook.security).toStrictEqual([]);
+  });
+
+  it('names the three Standard Webhooks headers, required, in the form the deliverer sends', () => {
+    const record = insertRecord({ id: '9223372036854775807', name: 'Fern' });
+    const event = newPlantEvent(JSON.stringify(record));
+    const key = signingKeyOf(`whsec_${Buffer.alloc(32, 1).toString('base64')}`);
+    const sent: Record<string, string> = signatureHeaders(key, event.webhookId, 1767225600, '{}');
+
+    const headers = (webhook.parameters as { $ref: string }[]).map(({ $ref }) => parameter($ref));
+
+    expect(headers.map(({ name }) => name)).toStrictEqual(Object.keys(sent));
+    for (const header of headers) {
+      expect(header).toMatchObject({ in: 'header', required: true });
+      expect(sent[header.name]).toMatch(new RegExp(header.schema.pattern));
+    }
+  });
+
+  it("states the deliverer's deadline and retry schedule, in numbers and in words", () => {
+    const words = (seconds: number) =>
+      seconds < 60
+        ? `${seconds} s`
+        : seconds < 3600
+          ? `${seconds / 60} min`
+          : `${seconds / 3600} h`;
+    const schedule = retryDelaysSeconds.map(words);
+
+    expect(webhook['x-delivery']).toStrictEqual({
+      deadlineSeconds: deliveryDeadlineMs / 1000,
+      retryDelaysSeconds: [...retryDelaysSeconds],
+      retryJitter,
+      maxAttempts,
+    });
+    const prose = webhook.description.replace(/\s+/g, ' ');
+    expect(prose).toContain(
+      `after ${schedule.slice(0, -1).join(', ')} and ${schedule.at(-1)} (each wait up to ${retryJitter * 100} % longer`,
+    );
+    expect(prose).toContain(`${maxAttempts} attempts`);
+    expect(prose).toContain(`within ${deliveryDeadlineMs / 1000} seconds`);
   });
 });

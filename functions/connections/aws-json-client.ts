@@ -1,0 +1,124 @@
+import type { Agent } from 'node:http';
+import { type AwsCredentials, signRequest } from './aws-signature-v4.ts';
+import { keepAliveAgent, sendRequest } from './outbound-http.ts';
+
+/**
+ * A client for one AWS service that speaks the AWS JSON protocol (`POST /`, the operation in
+ * `X-Amz-Target`), such as SQS and Secrets Manager: SigV4 over a keep-alive agent, one deadline
+ * per attempt, bounded retries with full-jitter backoff. The webhook deliverer's two calls go
+ * through it for the reason the DynamoDB client exists (docs/decisions/0001-no-aws-sdk-in-the-function.md).
+ */
+export type AwsJsonClientOptions = {
+  readonly endpoint: URL;
+  readonly region: string;
+  readonly credentials: AwsCredentials;
+  /** The SigV4 signing name: `sqs`, `secretsmanager`. */
+  readonly signingName: string;
+  /** What `X-Amz-Target` puts before the operation: `AmazonSQS`, `secretsmanager`. */
+  readonly targetPrefix: string;
+  /** The protocol version in the content type: SQS speaks 1.0, Secrets Manager 1.1. */
+  readonly jsonVersion: '1.0' | '1.1';
+  /** Connect, send and answer must all fit. @default 2000 */
+  readonly attemptTimeoutMs?: number;
+  /** @default 3 */
+  readonly maxAttempts?: number;
+  /** The first retry waits up to this long, doubling each time, capped at 1 s. @default 100 */
+  readonly backoffBaseMs?: number;
+  /** @default a keep-alive agent of 10 sockets */
+  readonly agent?: Agent;
+};
+
+/** The service answered with an error it means: access denied, an unknown queue, a bad handle. */
+export class AwsServiceError extends Error {
+  readonly type: string;
+  readonly statusCode: number;
+
+  constructor(operation: string, statusCode: number, type: string) {
+    super(`${operation}: ${type} (${statusCode})`);
+    this.name = 'AwsServiceError';
+    this.type = type;
+    this.statusCode = statusCode;
+  }
+}
+
+/** Every attempt was throttled, timed out, refused or met a server error. */
+export class AwsUnavailableError extends Error {
+  constructor(operation: string, attempts: number, cause: unknown) {
+    super(`${operation} unavailable after ${attempts} attempts`, { cause });
+    this.name = 'AwsUnavailableError';
+  }
+}
+
+export type AwsJsonClient = (
+  operation: string,
+  input: Readonly<Record<string, unknown>>,
+) => Promise<Record<string, unknown>>;
+
+/** The deliverer's answers are small: a secret, or nothing at all. */
+const maxResponseBytes = 256 * 1024;
+
+export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClient {
+  const { endpoint, region, credentials, signingName, targetPrefix } = options;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 2000;
+  const maxAttempts = options.maxAttempts ?? 3;
+  const backoffBaseMs = options.backoffBaseMs ?? 100;
+  const agent = options.agent ?? keepAliveAgent(endpoint, 10);
+  const contentType = `application/x-amz-json-${options.jsonVersion}`;
+
+  const attempt = async (operation: string, body: string) => {
+    const headers = signRequest(
+      {
+        method: 'POST',
+        url: endpoint,
+        headers: { 'content-type': contentType, 'x-amz-target': `${targetPrefix}.${operation}` },
+        body,
+      },
+      credentials,
+      { region, service: signingName },
+    );
+    const { statusCode, body: text } = await sendRequest(endpoint, {
+      method: 'POST',
+      headers,
+      body,
+      agent,
+      timeoutMs: attemptTimeoutMs,
+      maxResponseBytes,
+    });
+    // A proxy's HTML error page is not JSON: it fails the attempt like a network error would.
+    return { statusCode, payload: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+  };
+
+  return async (operation, input) => {
+    const body = JSON.stringify(input);
+    let lastFailure: unknown;
+    for (let attemptNumber = 1; attemptNumber <= maxAttempts; attemptNumber++) {
+      if (attemptNumber > 1) await sleep(backoff(attemptNumber - 1, backoffBaseMs));
+      let answer: { statusCode: number; payload: Record<string, unknown> };
+      try {
+        answer = await attempt(operation, body);
+      } catch (networkError) {
+        lastFailure = networkError;
+        continue;
+      }
+      if (answer.statusCode === 200) return answer.payload;
+      const type = errorType(answer.payload);
+      const failure = new AwsServiceError(operation, answer.statusCode, type);
+      if (answer.statusCode < 500 && answer.statusCode !== 429 && !/throttl/i.test(type)) {
+        throw failure;
+      }
+      lastFailure = failure;
+    }
+    throw new AwsUnavailableError(operation, maxAttempts, lastFailure);
+  };
+}
+
+/** `com.amazonaws.sqs#ReceiptHandleIsInvalid` -> the part after `#`. */
+function errorType(payload: Record<string, unknown>): string {
+  const raw = typeof payload.__type === 'string' ? payload.__type : 'UnknownError';
+  return raw.slice(raw.lastIndexOf('#') + 1);
+}
+
+const backoff = (retry: number, baseMs: number) =>
+  Math.random() * Math.min(1000, baseMs * 2 ** (retry - 1));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,133 @@
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import type { ThrowawayCa } from './throwaway-ca.ts';
+
+/** What the receiver does with one delivery. */
+export type ReceiverBehaviour =
+  | { readonly kind: 'answer'; readonly status: number; readonly afterMs?: number }
+  | { readonly kind: 'redirect'; readonly status: number; readonly location: string }
+  | { readonly kind: 'hang' }
+  | { readonly kind: 'reset' };
+
+/** One request as the receiver saw it. */
+export type ReceivedWebhook = {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The body exactly as sent. */
+  readonly body: string;
+  /** `standardwebhooks` accepted the signature with the receiver's secret. */
+  readonly verified: boolean;
+  /** Why it did not, when it did not. */
+  readonly verifyError?: string;
+  /** `Date.now()` when the whole request had arrived. */
+  readonly receivedAt: number;
+};
+
+export type WebhookReceiverOptions = {
+  /** The `whsec_...` secret the receiver verifies with. */
+  readonly secret: string;
+  /**
+   * What to do, chosen by the plant's `name` in the body (undefined when the body has none).
+   * @default answer 200 at once
+   */
+  readonly behaviour?: (name: string | undefined) => ReceiverBehaviour;
+  /** Serve HTTPS with this CA's server chain; the client trusts the CA. @default plain HTTP */
+  readonly tls?: ThrowawayCa;
+};
+
+export type WebhookReceiver = {
+  /** The URL to deliver to: `http(s)://127.0.0.1:<port>/plant/webhook`. */
+  readonly url: URL;
+  received(): readonly ReceivedWebhook[];
+  /** Stops it; requests still hanging are cut off. */
+  close(): Promise<void>;
+};
+
+/**
+ * A subscriber's endpoint on loopback, as a subscriber would write one: it verifies every
+ * request's signature with the `standardwebhooks` package and nothing else, records it, and
+ * answers as `behaviour` says: any status, late, a redirect, never, or by resetting the connection.
+ */
+export async function startWebhookReceiver(
+  options: WebhookReceiverOptions,
+): Promise<WebhookReceiver> {
+  const verifier = new Webhook(options.secret);
+  const received: ReceivedWebhook[] = [];
+  const behaviour =
+    options.behaviour ?? ((): ReceiverBehaviour => ({ kind: 'answer', status: 200 }));
+  const timers = new Set<NodeJS.Timeout>();
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
+    );
+    let verifyError: string | undefined;
+    try {
+      verifier.verify(body, headers);
+    } catch (error) {
+      verifyError = String(error);
+    }
+    received.push({
+      path: request.url ?? '',
+      headers,
+      body,
+      verified: verifyError === undefined,
+      ...(verifyError === undefined ? {} : { verifyError }),
+      receivedAt: Date.now(),
+    });
+
+    const action = behaviour(nameOf(body));
+    if (action.kind === 'hang') return;
+    if (action.kind === 'reset') {
+      request.socket.destroy();
+      return;
+    }
+    if (action.kind === 'redirect') {
+      response.writeHead(action.status, { location: action.location }).end();
+      return;
+    }
+    const answer = () => response.writeHead(action.status).end('received');
+    if (action.afterMs === undefined) answer();
+    else {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        answer();
+      }, action.afterMs);
+      timers.add(timer);
+    }
+  };
+
+  const server = options.tls
+    ? createHttpsServer({ key: options.tls.serverKey, cert: options.tls.serverCertChain }, handle)
+    : createHttpServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/plant/webhook`),
+    received: () => [...received],
+    close: () =>
+      new Promise((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function nameOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { name?: unknown };
+    return typeof parsed.name === 'string' ? parsed.name : undefined;
+  } catch {
+    return undefined;
+  }
+}
