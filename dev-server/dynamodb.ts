@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   CreateTableCommand,
@@ -6,6 +7,7 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import dynaliteDb, { type DynaliteStore, type LevelDatabase } from 'dynalite/db/index.js';
 
 /** Dummy credentials: dynalite checks that a request is SigV4-signed, not by whom. */
 export const localAwsCredentials = {
@@ -22,8 +24,8 @@ export const localAwsCredentials = {
 export async function startDynamoDb(options: {
   readonly dir?: string | undefined;
   readonly tableName: string;
-}): Promise<{ endpoint: string; close(): Promise<void> }> {
-  const server = dynalite({ ...(options.dir && { path: options.dir }), createTableMs: 0 });
+}): Promise<{ endpoint: string; level: LevelDatabase; close(): Promise<void> }> {
+  const { server, level } = openDynalite({ ...(options.dir && { path: options.dir }) });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -53,5 +55,26 @@ export async function startDynamoDb(options: {
   } finally {
     client.destroy();
   }
-  return { endpoint, close };
+  return { endpoint, level, close };
+}
+
+/**
+ * dynalite's server, and the LevelDB it keeps its tables in, which only the table stream stand-in
+ * reads and writes (dev-server/webhook/table-stream.ts): `dynalite()` opens it through its store
+ * module's `create`, called once and synchronously, which is wrapped for that one call.
+ */
+function openDynalite(options: { path?: string }): { server: Server; level: LevelDatabase } {
+  const create = dynaliteDb.create;
+  let store: DynaliteStore | undefined;
+  dynaliteDb.create = (storeOptions) => {
+    store = create(storeOptions);
+    return store;
+  };
+  try {
+    const server = dynalite({ ...options, createTableMs: 0 });
+    if (store === undefined) throw new Error('dynalite opened no store: its version changed?');
+    return { server, level: store.db };
+  } finally {
+    dynaliteDb.create = create;
+  }
 }
