@@ -33,6 +33,8 @@ export interface LocalWebhook {
   readonly sqsEndpoint: string;
   /** The dead-letter queue's messages' bodies (stream records), oldest first. */
   deadLetters(): string[];
+  /** Stream records not yet moved, and messages not yet deleted: both 0 once all is delivered. */
+  backlog(): Promise<{ readonly records: number; readonly messages: number }>;
   close(): Promise<void>;
 }
 
@@ -138,6 +140,10 @@ export async function startLocalWebhook(options: {
       deadLetterQueueUrl: deadLetterQueue.url,
       sqsEndpoint: sqs.url,
       deadLetters: () => deadLetterQueue.bodies(),
+      backlog: async () => {
+        const { visible, inFlight } = queue.counts();
+        return { records: (await stream.read(1_000)).length, messages: visible + inFlight };
+      },
       close: () => (closing ??= closeAll()),
     };
   } catch (error) {
