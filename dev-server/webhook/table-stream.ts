@@ -98,8 +98,8 @@ export async function attachTableStream(
   const arn = `arn:aws:dynamodb:${region}:${localAccountId}:table/${tableName}/stream/${label}`;
 
   // Sequence numbers only grow: past every record kept, and past the clock, so that they keep
-  // growing across restarts after the records were trimmed.
-  let sequence = BigInt(Date.now()) * 1_000_000n;
+  // growing across restarts after the records were trimmed; 21 to 40 digits, as DynamoDB's.
+  let sequence = BigInt(Date.now()) * 1_000_000_000n;
   for await (const [key] of level.iterator({
     gte: recordPrefix,
     lt: `${recordPrefix}\uffff`,
@@ -151,7 +151,7 @@ export async function attachTableStream(
       if (before === undefined) return;
       added = record('REMOVE', before.keys);
     }
-    const position = added.dynamodb.SequenceNumber.padStart(28, '0');
+    const position = added.dynamodb.SequenceNumber.padStart(40, '0');
     batch.add({ type: 'put', key: `${recordPrefix}${position}`, value: added });
   };
 
