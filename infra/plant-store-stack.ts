@@ -1,11 +1,13 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { Aws, CfnOutput, Stack } from 'aws-cdk-lib';
+import { StreamViewType } from 'aws-cdk-lib/aws-dynamodb';
 import { Role } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { operations } from '../functions/operations.ts';
 import { ApiCustomDomain } from './constructs/api-custom-domain.ts';
 import { type DeploymentConfigName, GradualDeployment } from './constructs/gradual-deployment.ts';
 import { MachineAuth } from './constructs/machine-auth.ts';
+import { NewPlantWebhook } from './constructs/new-plant-webhook.ts';
 import {
   OperationFunction,
   operationConstructId,
@@ -66,6 +68,12 @@ export interface PlantStoreStackProps extends StackProps {
    * @default - no role is granted anything
    */
   readonly ciRoleArn?: string;
+  /**
+   * Deliver every new plant, signed, to this https URL (docs/webhooks.md): the table gets a
+   * stream, and the stack a pipe, a queue, its DLQ, the deliverer and the signing secret.
+   * @default - no webhook, and no stream on the table
+   */
+  readonly webhookUrl?: string;
 }
 
 /**
@@ -78,7 +86,9 @@ export class PlantStoreStack extends Stack {
   constructor(scope: Construct, id: string, props: PlantStoreStackProps) {
     super(scope, id, props);
 
-    const { table } = new PlantsTable(this, 'Plants');
+    const { table } = new PlantsTable(this, 'Plants', {
+      stream: props.webhookUrl === undefined ? undefined : StreamViewType.NEW_IMAGE,
+    });
 
     // One issuer or the other, never both: the function trusts exactly one.
     let auth: MachineAuth | undefined;
@@ -141,7 +151,21 @@ export class PlantStoreStack extends Stack {
       ignoreAlarmConfiguration: props.ignoreAlarmConfiguration,
     });
 
-    new OperationsDashboard(this, 'Operations', { operations: functions, api: http.api, table });
+    const webhook =
+      props.webhookUrl === undefined
+        ? undefined
+        : new NewPlantWebhook(this, 'NewPlantWebhook', {
+            table,
+            url: props.webhookUrl,
+            alarmTopic: alarms.topic,
+          });
+
+    new OperationsDashboard(this, 'Operations', {
+      operations: functions,
+      api: http.api,
+      table,
+      webhook,
+    });
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Base URL of the API; the plants are at <ApiUrl>plants',
@@ -171,6 +195,21 @@ export class PlantStoreStack extends Stack {
       description: 'The DynamoDB table (retained when the stack is deleted)',
       value: table.tableName,
     });
+    if (webhook !== undefined) {
+      new CfnOutput(this, 'WebhookSecretCommand', {
+        description:
+          'Prints the webhook signing secret, whsec_..., for the subscriber (needs secretsmanager:GetSecretValue)',
+        value: `aws secretsmanager get-secret-value --region ${Aws.REGION} --secret-id ${webhook.secret.secretArn} --query "join('', ['whsec_', SecretString])" --output text`,
+      });
+      new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
+        description: 'The new-plant events that failed their last attempt (docs/webhooks.md)',
+        value: webhook.deadLetterQueue.queueUrl,
+      });
+      new CfnOutput(this, 'WebhookRedriveCommand', {
+        description: 'Sends every dead-lettered event back to the webhook queue for a new schedule',
+        value: `aws sqs start-message-move-task --region ${Aws.REGION} --source-arn ${webhook.deadLetterQueue.queueArn}`,
+      });
+    }
 
     if (auth === undefined) {
       new CfnOutput(this, 'AuthIssuer', {

@@ -23,6 +23,7 @@ import type { TokenIssuerConfig } from './constructs/operation-function.ts';
  * | `ignoreAlarmConfiguration` | `true`: shift traffic without reading the rollback alarms (an emergency fix) | `false` |
  * | `domainName`, `certificateArn` | serve the API on this name too, with this ACM certificate of the stack's region | no custom domain |
  * | `ciRoleArn` | the CI deploy role (`PlantStore-ci`'s `DeployRoleArn`), which may then read this stage's machine client secret | no such grant |
+ * | `webhookUrl` | deliver each new plant, signed, to this https URL (docs/webhooks.md) | no webhook |
  */
 export interface StageConfig {
   readonly stage: string;
@@ -35,6 +36,7 @@ export interface StageConfig {
   readonly ignoreAlarmConfiguration: boolean;
   readonly customDomain?: CustomDomainConfig;
   readonly ciRoleArn?: string;
+  readonly webhookUrl?: string;
 }
 
 export interface CustomDomainConfig {
@@ -118,7 +120,18 @@ export function readStageConfig(context: ContextReader): StageConfig {
     ignoreAlarmConfiguration: flag(context, 'ignoreAlarmConfiguration'),
     customDomain: readCustomDomain(context),
     ciRoleArn: matching(context, 'ciRoleArn', roleArnPattern, 'an IAM role ARN'),
+    webhookUrl: readWebhookUrl(context),
   };
+}
+
+/**
+ * The subscriber's URL: https only, since the events travel the internet and the signature proves
+ * who sent them, not that nobody read them.
+ */
+function readWebhookUrl(context: ContextReader): string | undefined {
+  const value = contextText(context, 'webhookUrl');
+  if (value !== undefined) httpsUrl('webhookUrl', value);
+  return value;
 }
 
 function readCustomDomain(context: ContextReader): CustomDomainConfig | undefined {

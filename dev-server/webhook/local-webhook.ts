@@ -1,13 +1,15 @@
 import type { SQSEvent } from 'aws-lambda';
 import type { LevelDatabase } from 'dynalite/db/index.js';
 import { batchSize, maxAttempts } from '../../functions/deliver-webhook/delivery-policy.ts';
+import { functionSettings } from '../../infra/function-settings.ts';
+import { webhookSettings } from '../../infra/webhook-settings.ts';
 import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
 import { localAwsCredentials } from '../dynamodb.ts';
 import { startWorker } from '../function-host.ts';
 import { type AwsJsonEndpoint, startAwsJsonEndpoint } from './aws-json-endpoint.ts';
 import { startEventSourceMapping } from './event-source-mapping.ts';
 import { LocalQueue } from './local-queue.ts';
-import { type EventPattern, startPipe } from './pipe.ts';
+import { startPipe } from './pipe.ts';
 import { secretsManagerService } from './secrets-manager-service.ts';
 import { sqsService } from './sqs-service.ts';
 import { attachTableStream } from './table-stream.ts';
@@ -38,14 +40,6 @@ export interface LocalWebhook {
   close(): Promise<void>;
 }
 
-/** The stack's pipe filter: new items only. */
-export const newItemsOnly: EventPattern = { eventName: ['INSERT'] };
-
-/** The deliverer's function and queue settings as the stack sets them. */
-const delivererTimeoutSeconds = 30;
-const queueVisibilityTimeoutSeconds = 6 * delivererTimeoutSeconds;
-/** Lambda's SQS event source mapping starts with five concurrent batches. */
-const mappingConcurrency = 5;
 
 const names = {
   queue: 'plant-store-webhooks',
@@ -93,7 +87,7 @@ export async function startLocalWebhook(options: {
       {
         name: names.queue,
         region,
-        visibilityTimeoutSeconds: queueVisibilityTimeoutSeconds,
+        visibilityTimeoutSeconds: webhookSettings.queueVisibilityTimeoutSeconds,
         redrive: { maxReceiveCount: webhook.maxReceiveCount ?? maxAttempts, deadLetterQueue },
         ...(webhook.timeScale !== undefined && { timeScale: webhook.timeScale }),
       },
@@ -101,7 +95,10 @@ export async function startLocalWebhook(options: {
     );
     queues.push(queue, deadLetterQueue);
 
-    const secrets = secretsManagerService([{ name: names.secret, value: webhook.secret }], region);
+    // Held as the stack's generated secret holds it: the base64 alone, `whsec_` being the
+    // subscriber's prefix for it.
+    const value = webhook.secret.replace(/^whsec_/, '');
+    const secrets = secretsManagerService([{ name: names.secret, value }], region);
     const secretsManager = await startAwsJsonEndpoint(secrets, { region, credentials });
     closers.push(() => secretsManager.close());
 
@@ -111,8 +108,8 @@ export async function startLocalWebhook(options: {
           webhook.handlerUrl ??
           new URL('../../functions/deliver-webhook/handler.ts', import.meta.url).href,
         functionName: names.function,
-        memoryMb: 1024,
-        timeoutSeconds: delivererTimeoutSeconds,
+        memoryMb: functionSettings.memoryMb,
+        timeoutSeconds: webhookSettings.functionTimeoutSeconds,
         env: {
           [webhookEnvNames.url]: webhook.url,
           [webhookEnvNames.secretId]: secrets.arnOf(names.secret),
@@ -126,12 +123,12 @@ export async function startLocalWebhook(options: {
     const mapping = startEventSourceMapping({
       queue,
       fn: deliverer,
-      settings: { batchSize, maxConcurrency: mappingConcurrency, region },
+      settings: { batchSize, maxConcurrency: webhookSettings.mappingMaxConcurrency, region },
       log,
     });
     closers.push(() => mapping.stop());
 
-    const pipe = startPipe({ stream, target: queue, filter: newItemsOnly, log });
+    const pipe = startPipe({ stream, target: queue, filter: webhookSettings.pipeFilter, log });
     closers.push(() => pipe.stop());
 
     let closing: Promise<void> | undefined;

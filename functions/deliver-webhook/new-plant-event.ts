@@ -52,8 +52,8 @@ export function newPlantEvent(messageBody: string): NewPlantEvent {
   if (id === undefined) throw new MalformedRecordError('the new image has no int64 id');
   const name = image?.name?.S;
   if (typeof name !== 'string') throw new MalformedRecordError('the new image has no name');
-  const tag = image?.tag?.S;
-  if (tag !== undefined && typeof tag !== 'string') {
+  const tag = image?.tag === undefined ? undefined : image.tag.S;
+  if (image?.tag !== undefined && typeof tag !== 'string') {
     throw new MalformedRecordError('the new image has a tag that is not a string');
   }
   const created = record.dynamodb?.ApproximateCreationDateTime;

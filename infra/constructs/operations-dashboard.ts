@@ -14,7 +14,12 @@ import {
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import {
+  deliveryCounters,
+  deliveryLatencyMetric,
+} from '../../functions/deliver-webhook/delivery-metrics.ts';
 import { failureCounters } from '../../functions/failures.ts';
 import { metricsNamespace } from '../../functions/http/request-metrics.ts';
 import { type Operation, routeKey } from '../../functions/operations.ts';
@@ -29,11 +34,21 @@ export interface DashboardOperation {
   readonly logGroup: ILogGroup;
 }
 
+/** The new-plant webhook as the dashboard shows it (a `NewPlantWebhook`). */
+export interface DashboardWebhook {
+  /** The deliverer, whose log lines count the deliveries. */
+  readonly function: IFunction;
+  readonly queue: IQueue;
+  readonly deadLetterQueue: IQueue;
+}
+
 export interface OperationsDashboardProps {
   /** A row of widgets each, in this order. */
   readonly operations: readonly DashboardOperation[];
   readonly api: IHttpApi;
   readonly table: ITable;
+  /** @default - no webhook row */
+  readonly webhook?: DashboardWebhook;
 }
 
 const period = Duration.minutes(5);
@@ -108,9 +123,55 @@ export class OperationsDashboard extends Construct {
           }),
         ],
         ...props.operations.map((each) => operationRow(each, graph)),
+        ...(props.webhook === undefined ? [] : [webhookRow(props.webhook, graph)]),
       ],
     });
   }
+}
+
+/** The webhook's row: what came of the deliveries, how long they took, and what waits. */
+function webhookRow(
+  { function: fn, queue, deadLetterQueue }: DashboardWebhook,
+  graph: (title: string, width: number, left: IMetric[], right?: IMetric[]) => GraphWidget,
+): IWidget[] {
+  const app = (metricName: string, statistic: string = Stats.SUM, label?: string) =>
+    new Metric({
+      namespace: metricsNamespace,
+      metricName,
+      dimensionsMap: { Service: fn.functionName },
+      statistic,
+      period,
+      ...(label === undefined ? {} : { label }),
+    });
+  return [
+    graph(
+      'New-plant webhook: delivered, retried, dead-lettered',
+      6,
+      Object.entries(deliveryCounters).map(([outcome, counter]) =>
+        app(counter, Stats.SUM, outcome),
+      ),
+    ),
+    graph('New-plant webhook: latency from the write to the 2xx', 6, [
+      app(deliveryLatencyMetric, Stats.p(50), 'p50'),
+      app(deliveryLatencyMetric, Stats.p(99), 'p99'),
+    ]),
+    graph(
+      'New-plant webhook: waiting, and dead-lettered',
+      6,
+      [
+        queue.metricApproximateNumberOfMessagesVisible({ period, label: 'due now' }),
+        queue.metricApproximateNumberOfMessagesNotVisible({ period, label: 'held back' }),
+        deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, label: 'in the DLQ' }),
+      ],
+      [queue.metricApproximateAgeOfOldestMessage({ period, label: 'oldest (s)' })],
+    ),
+    graph(
+      'New-plant webhook: deliverer invocations and errors',
+      6,
+      [fn.metricInvocations({ period, statistic: Stats.SUM, label: 'invocations' })],
+      [fn.metricErrors({ period, statistic: Stats.SUM, label: 'errors' })],
+    ),
+  ];
 }
 
 /** One operation's row: its function, then what its handler counted. */

@@ -1,6 +1,12 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  type StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 
 export interface PlantsTableProps {
@@ -17,6 +23,12 @@ export interface PlantsTableProps {
    * @default true
    */
   readonly deletionProtection?: boolean;
+  /**
+   * Keep a stream of the table's changes, as this view of each item, for 24 hours: what the
+   * new-plant webhook reads its events from. Turning it on or off updates the table in place.
+   * @default - no stream
+   */
+  readonly stream?: StreamViewType;
 }
 
 /**
@@ -36,6 +48,7 @@ export class PlantsTable extends Construct {
       deletionProtection: props.deletionProtection ?? true,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       encryption: TableEncryption.AWS_MANAGED,
+      ...(props.stream === undefined ? {} : { stream: props.stream }),
     });
   }
 }

@@ -43,6 +43,10 @@ const variants = [
       ignoreAlarmConfiguration: true,
     },
   ],
+  [
+    'the stack with the new-plant webhook and an alarm e-mail',
+    { webhookUrl: 'https://hooks.example.com/plant/webhook', alarmEmail: 'oncall@example.com' },
+  ],
 ] as const;
 
 describe('cdk-nag AwsSolutions on PlantStoreStack', () => {
@@ -90,6 +94,24 @@ describe('cdk-nag AwsSolutions on PlantStoreStack', () => {
       expect.arrayContaining(['Http/Api/DELETE--plants--{id}', 'Deployment/ListPlants']),
     );
     for (const { reason } of found) expect(reason.length).toBeGreaterThan(80);
+  });
+
+  it("acknowledges, for the webhook, only the secret rotation and the pipe role's ListStreams", () => {
+    const without = acknowledgments(buildStack({ bundle: false }).stack);
+    const { stack } = buildStack({
+      bundle: false,
+      webhookUrl: 'https://hooks.example.com/plant/webhook',
+    });
+
+    const added = acknowledgments(stack).filter(
+      (found) => !without.some((each) => each.path === found.path && each.id === found.id),
+    );
+
+    expect(added.map(({ path, id }) => `${path} ${id}`).sort()).toStrictEqual([
+      'NewPlantWebhook/PipeRole AwsSolutions-IAM5[Resource::*]',
+      'NewPlantWebhook/SigningSecret AwsSolutions-SMG4',
+    ]);
+    for (const { reason } of added) expect(reason.length).toBeGreaterThan(80);
   });
 
   it('still reports what it is not told to ignore', () => {

@@ -1,5 +1,10 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type DeliveryOutcome,
+  deliveryCounters,
+  deliveryMetrics,
+} from '../../functions/deliver-webhook/delivery-metrics.ts';
 import { failureCounters } from '../../functions/failures.ts';
 import { accessLog } from '../../functions/http/access-log.ts';
 import {
@@ -12,7 +17,12 @@ import { type OperationName, operations } from '../../functions/operations.ts';
 import { operationCounters } from '../../infra/operation-outcomes.ts';
 import { extractedMetrics } from '../support/emf.ts';
 import { middlewareRequest } from '../support/middleware-request.ts';
-import { operationResource, renderTemplateValue, synthStack } from '../support/synth.ts';
+import {
+  operationResource,
+  renderTemplateValue,
+  resourceAt,
+  synthStack,
+} from '../support/synth.ts';
 
 /**
  * The alarms and the dashboard read custom metrics by namespace, name and dimensions; each
@@ -389,5 +399,59 @@ describe('the metric filters on the request line', () => {
 
   it.each([200, 400, 401, 409, 503])('do not count a %s as a failure', (status) => {
     expect(published('VersionFailures', status)).toBeUndefined();
+  });
+});
+
+describe('the custom metrics of the new-plant webhook', () => {
+  let references: MetricReference[];
+  let deliverer: string;
+
+  beforeAll(() => {
+    const { template } = synthStack({
+      bundle: false,
+      webhookUrl: 'https://hooks.example.com/plant/webhook',
+    });
+    const resources = template.toJSON().Resources as Record<string, Resource>;
+    const ofType = (type: string) =>
+      Object.entries(resources).filter(([, resource]) => resource.Type === type);
+    const [functionId] = resourceAt(template, 'AWS::Lambda::Function', 'NewPlantWebhookDeliverer');
+    deliverer = renderTemplateValue({ Ref: functionId });
+    references = [
+      ...alarmReferences(ofType('AWS::CloudWatch::Alarm')),
+      ...dashboardReferences(ofType('AWS::CloudWatch::Dashboard')),
+    ].filter(
+      (reference) => isCustom(reference.namespace) && reference.dimensions.Service === deliverer,
+    );
+  });
+
+  it("are each written by the deliverer's log lines, under its function's name", () => {
+    const outcomes = Object.keys(deliveryCounters) as DeliveryOutcome[];
+    const emitted = outcomes.flatMap((outcome) =>
+      [undefined, 812].flatMap((latencyMs) =>
+        extractedMetrics(deliveryMetrics({ outcome, service: deliverer, latencyMs }, 0)).map(
+          ({ namespace, name, dimensions }) => ({
+            namespace,
+            name,
+            dimensions: Object.fromEntries(
+              Object.entries(dimensions).map(([key, value]) => [key, String(value)]),
+            ),
+          }),
+        ),
+      ),
+    );
+
+    const unread = references
+      .filter((reference) => !emitted.some((metric) => reads(reference, metric)))
+      .map(({ where, name }) => `${where}: ${name}`);
+
+    expect(unread).toStrictEqual([]);
+  });
+
+  it('graph delivered, retried, dead-lettered and the latency', () => {
+    const names = new Set(references.map((reference) => reference.name));
+
+    expect([...names].sort()).toStrictEqual(
+      [...Object.values(deliveryCounters), 'WebhookDeliveryLatency'].sort(),
+    );
   });
 });

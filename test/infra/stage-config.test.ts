@@ -19,7 +19,14 @@ describe('readStageConfig', () => {
       ignoreAlarmConfiguration: false,
       customDomain: undefined,
       ciRoleArn: undefined,
+      webhookUrl: undefined,
     });
+  });
+
+  it('reads the webhook URL, which turns the new-plant webhook on', () => {
+    const webhookUrl = 'https://hooks.example.com/plant/webhook?team=garden';
+
+    expect(readStageConfig(from({ webhookUrl })).webhookUrl).toBe(webhookUrl);
   });
 
   it.each([
@@ -138,6 +145,10 @@ describe('readStageConfig', () => {
     [{ domainName: 'Plants.example.com', certificateArn: 'x' }, /"domainName"/],
     [{ domainName: 'plants.example.com', certificateArn: 'arn:aws:iam::1:x' }, /"certificateArn"/],
     [{ ciRoleArn: 'PlantStore-ci-deploy' }, /"ciRoleArn" must be an IAM role ARN/],
+    [{ webhookUrl: 'http://hooks.example.com/plant' }, /"webhookUrl" must be an https URL/],
+    [{ webhookUrl: 'hooks.example.com/plant' }, /"webhookUrl" must be an https URL/],
+    [{ webhookUrl: 'ftp://hooks.example.com/' }, /"webhookUrl" must be an https URL/],
+    [{ webhookUrl: true }, /"webhookUrl" must be a string/],
   ])('rejects %o at synth, naming the key', (context, message) => {
     expect(() => readStageConfig(from(context))).toThrow(StageConfigError);
     expect(() => readStageConfig(from(context))).toThrow(message);

@@ -19,9 +19,13 @@ export type FakeAwsOptions = {
     readonly clientId: string;
     readonly clientSecret: string;
   }[];
+  /** The queues SQS knows, by their URL. */
+  readonly queues?: readonly string[];
+  /** What Secrets Manager's GetSecretValue answers, by the secret's id. */
+  readonly secrets?: Readonly<Record<string, string>>;
 };
 
-export type AwsService = 'lambda' | 'codedeploy' | 'cognito-idp';
+export type AwsService = 'lambda' | 'codedeploy' | 'cognito-idp' | 'sqs' | 'secretsmanager';
 
 export type AwsCall = {
   readonly service: AwsService;
@@ -39,25 +43,34 @@ export type LifecycleStatusReport = {
 };
 
 export type FakeAws = {
-  /** `AWS_ENDPOINT_URL_<SERVICE>` for the three services: how the AWS SDK is pointed here. */
+  /** `AWS_ENDPOINT_URL_<SERVICE>` for every service: how the AWS SDK is pointed here. */
   readonly env: Readonly<Record<string, string>>;
   /** Every signed call answered, in order. */
   calls(): readonly AwsCall[];
   /** What PutLifecycleEventHookExecutionStatus was told, in order. */
   reportedStatuses(): readonly LifecycleStatusReport[];
+  /** The next `count` calls to `service` answer 500 InternalFailure, as a service outage does. */
+  failNext(service: AwsService, count: number): void;
   close(): Promise<void>;
 };
 
 /**
- * Lambda (Invoke), CodeDeploy (PutLifecycleEventHookExecutionStatus) and Cognito
- * (DescribeUserPoolClient) on loopback, one server each, speaking the wire protocols the AWS SDK
- * v3 clients speak (REST-JSON for Lambda, JSON 1.1 for the other two) and answering errors the
- * way those services do. Each refuses a request not signed (SigV4) for its own service name and
- * the region, as AWS would.
+ * Lambda (Invoke), CodeDeploy (PutLifecycleEventHookExecutionStatus), Cognito
+ * (DescribeUserPoolClient), SQS (ChangeMessageVisibility) and Secrets Manager (GetSecretValue) on
+ * loopback, one server each, speaking the wire protocols the AWS SDK v3 clients speak (REST-JSON
+ * for Lambda, JSON 1.0 for SQS, JSON 1.1 for the others) and answering errors the way those
+ * services do. Each refuses a request not signed (SigV4) for its own service name and the region,
+ * as AWS would.
  */
 export async function startFakeAws(options: FakeAwsOptions): Promise<FakeAws> {
   const calls: AwsCall[] = [];
   const reports: LifecycleStatusReport[] = [];
+  const failures = new Map<AwsService, number>();
+  const failing = (service: AwsService) => {
+    const left = failures.get(service) ?? 0;
+    if (left > 0) failures.set(service, left - 1);
+    return left > 0;
+  };
 
   const lambda = await listen('lambda', options.region, async (request, body, response) => {
     const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(
@@ -142,15 +155,85 @@ export async function startFakeAws(options: FakeAwsOptions): Promise<FakeAws> {
     });
   });
 
-  const servers = [lambda, codedeploy, cognito];
+  const sqs = await listen('sqs', options.region, async (request, body, response) => {
+    const operation = jsonTarget(request, 'AmazonSQS');
+    const input = JSON.parse(body || '{}') as Record<string, unknown>;
+    calls.push({ service: 'sqs', operation, input });
+    if (request.headers['content-type'] !== 'application/x-amz-json-1.0') {
+      return jsonError(response, 'InvalidParameterValue', 'SQS speaks JSON 1.0', '1.0');
+    }
+    if (failing('sqs')) return serviceFailure(response, '1.0');
+    if (operation !== 'ChangeMessageVisibility') {
+      return jsonError(response, 'UnsupportedOperation', operation, '1.0');
+    }
+    const { QueueUrl, ReceiptHandle, VisibilityTimeout } = input;
+    if (typeof QueueUrl !== 'string' || !options.queues?.includes(QueueUrl)) {
+      return jsonError(response, 'QueueDoesNotExist', 'The specified queue does not exist.', '1.0');
+    }
+    if (typeof ReceiptHandle !== 'string' || ReceiptHandle === '') {
+      return jsonError(response, 'ReceiptHandleIsInvalid', 'The receipt handle is invalid.', '1.0');
+    }
+    if (
+      typeof VisibilityTimeout !== 'number' ||
+      !Number.isInteger(VisibilityTimeout) ||
+      VisibilityTimeout < 0 ||
+      VisibilityTimeout > 43_200
+    ) {
+      return jsonError(
+        response,
+        'InvalidParameterValue',
+        'VisibilityTimeout must be an integer from 0 to 43200.',
+        '1.0',
+      );
+    }
+    jsonAnswer(response, {}, '1.0');
+  });
+
+  const secretsManager = await listen(
+    'secretsmanager',
+    options.region,
+    async (request, body, response) => {
+      const operation = jsonTarget(request, 'secretsmanager');
+      const input = JSON.parse(body || '{}') as Record<string, unknown>;
+      calls.push({ service: 'secretsmanager', operation, input });
+      if (failing('secretsmanager')) return serviceFailure(response, '1.1');
+      if (operation !== 'GetSecretValue') {
+        return jsonError(response, 'UnknownOperationException', operation);
+      }
+      const id = String(input.SecretId);
+      const secret = options.secrets?.[id];
+      if (secret === undefined) {
+        return jsonError(
+          response,
+          'ResourceNotFoundException',
+          "Secrets Manager can't find the specified secret.",
+        );
+      }
+      jsonAnswer(response, {
+        ARN: id,
+        Name: id.split(':').at(-1),
+        SecretString: secret,
+        VersionId: '00000000-0000-4000-8000-000000000000',
+        VersionStages: ['AWSCURRENT'],
+        CreatedDate: 1_700_000_000,
+      });
+    },
+  );
+
+  const servers = [lambda, codedeploy, cognito, sqs, secretsManager];
   return {
     env: {
       AWS_ENDPOINT_URL_LAMBDA: lambda.url,
       AWS_ENDPOINT_URL_CODEDEPLOY: codedeploy.url,
       AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognito.url,
+      AWS_ENDPOINT_URL_SQS: sqs.url,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
     },
     calls: () => [...calls],
     reportedStatuses: () => [...reports],
+    failNext: (service, count) => {
+      failures.set(service, count);
+    },
     close: async () => {
       await Promise.all(
         servers.map(
@@ -201,17 +284,33 @@ function jsonTarget(request: IncomingMessage, prefix: string): string {
   return target.startsWith(`${prefix}.`) ? target.slice(prefix.length + 1) : target;
 }
 
-function jsonAnswer(response: ServerResponse, body: unknown): void {
+type JsonVersion = '1.0' | '1.1';
+
+function jsonAnswer(response: ServerResponse, body: unknown, version: JsonVersion = '1.1'): void {
   response
-    .writeHead(200, { 'content-type': 'application/x-amz-json-1.1' })
+    .writeHead(200, { 'content-type': `application/x-amz-json-${version}` })
     .end(JSON.stringify(body));
 }
 
-/** A JSON 1.1 service's error: 400 with the error's name in `__type`. */
-function jsonError(response: ServerResponse, type: string, message: string): void {
+/** A JSON service's error: 400 with the error's name in `__type`. */
+function jsonError(
+  response: ServerResponse,
+  type: string,
+  message: string,
+  version: JsonVersion = '1.1',
+): void {
   response
-    .writeHead(400, { 'content-type': 'application/x-amz-json-1.1' })
+    .writeHead(400, { 'content-type': `application/x-amz-json-${version}` })
     .end(JSON.stringify({ __type: type, message }));
+}
+
+/** A JSON service's own failure, which a client retries. */
+function serviceFailure(response: ServerResponse, version: JsonVersion): void {
+  response
+    .writeHead(500, { 'content-type': `application/x-amz-json-${version}` })
+    .end(
+      JSON.stringify({ __type: 'InternalFailure', message: 'We encountered an internal error.' }),
+    );
 }
 
 /** Lambda's REST-JSON error: the error's name in `X-Amzn-ErrorType`. */

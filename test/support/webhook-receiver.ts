@@ -1,163 +1,153 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { ThrowawayCa } from './throwaway-ca.ts';
 
-/** One request the receiver got, whatever it answered. */
-export interface ReceivedAttempt {
+/** What the receiver does with one delivery. */
+export type ReceiverBehaviour =
+  | { readonly kind: 'answer'; readonly status: number; readonly afterMs?: number }
+  | { readonly kind: 'redirect'; readonly status: number; readonly location: string }
+  | { readonly kind: 'hang' }
+  | { readonly kind: 'reset' };
+
+/** One request as the receiver saw it. */
+export type ReceivedWebhook = {
   readonly path: string;
-  /** `webhook-id`, `webhook-timestamp` */
-  readonly id: string;
-  readonly timestamp: number;
-  /** `webhook-signature`, as sent */
-  readonly signature: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The body exactly as sent. */
   readonly body: string;
-  /** Whether `standardwebhooks` verified its signature with the receiver's secret. */
+  /** `standardwebhooks` accepted the signature with the receiver's secret. */
   readonly verified: boolean;
-  /** `performance.now()` when its body had arrived. */
-  readonly at: number;
-  /** The how-manieth request with this webhook-id, from 1. */
-  readonly attempt: number;
-}
+  /** Why it did not, when it did not. */
+  readonly verifyError?: string;
+  /** `Date.now()` when the whole request had arrived. */
+  readonly receivedAt: number;
+  /** The status it was answered with, once answered; absent while it hangs, or if reset. */
+  readonly answered?: number;
+};
 
-/** How the receiver answers one request. */
-export type Answer =
-  | { readonly status: number; readonly headers?: Readonly<Record<string, string>> }
-  | { readonly status: number; readonly afterMs: number }
-  | 'hang'
-  | 'reset';
+export type WebhookReceiverOptions = {
+  /** The `whsec_...` secret the receiver verifies with. */
+  readonly secret: string;
+  /**
+   * What to do, chosen by the plant's `name` in the body (undefined when the body has none).
+   * @default answer 200 at once
+   */
+  readonly behaviour?: (name: string | undefined) => ReceiverBehaviour;
+  /** Serve HTTPS with this CA's server chain; the client trusts the CA. @default plain HTTP */
+  readonly tls?: ThrowawayCa;
+};
 
-export interface WebhookReceiver {
-  /** `http://127.0.0.1:<port>/hook` */
-  readonly url: string;
-  readonly attempts: readonly ReceivedAttempt[];
-  /** The attempts answered 2xx, by webhook-id: what the deliverer saw acknowledged. */
-  readonly acknowledged: ReadonlyMap<string, ReceivedAttempt>;
-  /** Resolves once `done()` holds, checked after every request; rejects after `timeoutMs`. */
-  until(done: () => boolean, timeoutMs?: number): Promise<void>;
+export type WebhookReceiver = {
+  /** The URL to deliver to: `http(s)://127.0.0.1:<port>/plant/webhook`. */
+  readonly url: URL;
+  received(): readonly ReceivedWebhook[];
   /** Stops listening and cuts every connection: the receiver is down (connection refused). */
   down(): Promise<void>;
   /** Listens again, on the same port. */
   up(): Promise<void>;
+  /** Stops it; requests still hanging are cut off. */
   close(): Promise<void>;
-}
+};
 
 /**
- * A subscriber on loopback that verifies each signature with the `standardwebhooks` package, as
- * a subscriber does, records every attempt, and answers as `answer` says: a status (a redirect's
- * Location included), a late answer, no answer at all, or a reset connection.
+ * A subscriber's endpoint on loopback, as a subscriber would write one: it verifies every
+ * request's signature with the `standardwebhooks` package and nothing else, records it, and
+ * answers as `behaviour` says: any status, late, a redirect, never, or by resetting the connection.
  */
-export async function startWebhookReceiver(options: {
-  readonly secret: string;
-  readonly answer?: (attempt: ReceivedAttempt) => Answer;
-}): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  options: WebhookReceiverOptions,
+): Promise<WebhookReceiver> {
   const verifier = new Webhook(options.secret);
-  const answerOf = options.answer ?? (() => ({ status: 200 }));
-  const attempts: ReceivedAttempt[] = [];
-  const acknowledged = new Map<string, ReceivedAttempt>();
-  const counts = new Map<string, number>();
-  const sockets = new Set<Socket>();
-  const waiters = new Set<() => void>();
+  const received: { -readonly [key in keyof ReceivedWebhook]: ReceivedWebhook[key] }[] = [];
+  const behaviour =
+    options.behaviour ?? ((): ReceiverBehaviour => ({ kind: 'answer', status: 200 }));
   const timers = new Set<NodeJS.Timeout>();
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
-    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+    for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
     const headers = Object.fromEntries(
-      Object.entries(req.headers).map(([name, value]) => [name, String(value)]),
+      Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
     );
-    let verified = true;
+    let verifyError: string | undefined;
     try {
-      verifier.verify(body, headers, { jsonParse: false });
-    } catch {
-      verified = false;
+      verifier.verify(body, headers);
+    } catch (error) {
+      verifyError = String(error);
     }
-    const id = headers['webhook-id'] ?? '';
-    const attempt: ReceivedAttempt = {
-      path: req.url ?? '/',
-      id,
-      timestamp: Number(headers['webhook-timestamp']),
-      signature: headers['webhook-signature'] ?? '',
+    const record: (typeof received)[number] = {
+      path: request.url ?? '',
+      headers,
       body,
-      verified,
-      at: performance.now(),
-      attempt: (counts.get(id) ?? 0) + 1,
+      verified: verifyError === undefined,
+      ...(verifyError === undefined ? {} : { verifyError }),
+      receivedAt: Date.now(),
     };
-    counts.set(id, attempt.attempt);
-    attempts.push(attempt);
-    const answer: Answer = verified ? answerOf(attempt) : { status: 400 };
-    const respond = (status: number, extra: Readonly<Record<string, string>> = {}) => {
-      if (res.destroyed) return;
-      res.writeHead(status, extra).end();
-      if (status >= 200 && status < 300) acknowledged.set(id, attempt);
-      for (const waiter of waiters) waiter();
-    };
-    for (const waiter of waiters) waiter();
-    if (answer === 'hang') return;
-    if (answer === 'reset') {
-      req.socket.resetAndDestroy();
+    received.push(record);
+
+    const action = behaviour(nameOf(body));
+    if (action.kind === 'hang') return;
+    if (action.kind === 'reset') {
+      // An RST, not a FIN: the connection is reset under the client.
+      request.socket.resetAndDestroy();
       return;
     }
-    if ('afterMs' in answer) {
+    if (action.kind === 'redirect') {
+      response.writeHead(action.status, { location: action.location }).end();
+      record.answered = action.status;
+      return;
+    }
+    const answer = () => {
+      if (response.destroyed) return;
+      response.writeHead(action.status).end('received');
+      record.answered = action.status;
+    };
+    if (action.afterMs === undefined) answer();
+    else {
       const timer = setTimeout(() => {
         timers.delete(timer);
-        respond(answer.status);
-      }, answer.afterMs);
+        answer();
+      }, action.afterMs);
       timers.add(timer);
-      return;
     }
-    respond(answer.status, answer.headers);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  const listen = async (port: number) => {
-    server.listen(port, '127.0.0.1');
-    await once(server, 'listening');
-    return (server.address() as AddressInfo).port;
-  };
-  const port = await listen(0);
-  const down = async () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const socket of sockets) socket.destroy();
-    await closed;
-  };
-
+  const server = options.tls
+    ? createHttpsServer({ key: options.tls.serverKey, cert: options.tls.serverCertChain }, handle)
+    : createHttpServer(handle);
+  const listen = (port: number) =>
+    new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await listen(0);
+  const { port } = server.address() as AddressInfo;
+  const down = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return {
-    url: `http://127.0.0.1:${port}/hook`,
-    attempts,
-    acknowledged,
-    until(done, timeoutMs = 20_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (!done()) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(
-            new Error(`the receiver waited ${timeoutMs} ms; it got ${attempts.length} requests`),
-          );
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
+    url: new URL(`${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/plant/webhook`),
+    received: () => [...received],
     down,
-    async up() {
-      await listen(port);
-    },
-    async close() {
+    up: () => listen(port),
+    close: async () => {
       for (const timer of timers) clearTimeout(timer);
       if (server.listening) await down();
     },
   };
+}
+
+function nameOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { name?: unknown };
+    return typeof parsed.name === 'string' ? parsed.name : undefined;
+  } catch {
+    return undefined;
+  }
 }

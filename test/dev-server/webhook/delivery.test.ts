@@ -7,8 +7,8 @@ import {
 } from '../../../functions/deliver-webhook/delivery-policy.ts';
 import { client, clientCredentialsToken, createPlant } from '../../support/local-api-fixture.ts';
 import {
-  type Answer,
-  type ReceivedAttempt,
+  type ReceivedWebhook,
+  type ReceiverBehaviour,
   startWebhookReceiver,
   type WebhookReceiver,
 } from '../../support/webhook-receiver.ts';
@@ -20,12 +20,17 @@ import {
 const timeScale = 1e-5;
 
 /** The plant's name in a delivered body, which says how the receiver answers it. */
-const nameOf = (attempt: ReceivedAttempt) => (JSON.parse(attempt.body) as { name: string }).name;
+const nameOf = ({ body }: ReceivedWebhook) => (JSON.parse(body) as { name: string }).name;
+const idOf = ({ headers }: ReceivedWebhook) => headers['webhook-id'] ?? '';
+/** Whether the deliverer saw it acknowledged: a 2xx answer. */
+const acknowledged = ({ answered }: ReceivedWebhook) =>
+  answered !== undefined && answered >= 200 && answered < 300;
+const ok: ReceiverBehaviour = { kind: 'answer', status: 200 };
 
 describe('the new-plant webhook through npm start (real deliverer, local AWS stand-ins, a real receiver)', () => {
   const secret = generateWebhookSecret();
   /** How the receiver answers the events of a plant, by the plant's name; 200 for the rest. */
-  const answers = new Map<string, (attempt: ReceivedAttempt) => Answer>();
+  const answers = new Map<string, () => ReceiverBehaviour>();
   const logLines: string[] = [];
   let receiver: WebhookReceiver;
   let api: LocalApi;
@@ -35,14 +40,14 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
   beforeAll(async () => {
     receiver = await startWebhookReceiver({
       secret,
-      answer: (attempt) => answers.get(nameOf(attempt))?.(attempt) ?? { status: 200 },
+      behaviour: (name) => answers.get(name ?? '')?.() ?? ok,
     });
     api = await startLocalApi({
       host: '127.0.0.1',
       port: 0,
       client,
       log: (line) => logLines.push(line),
-      webhook: { url: receiver.url, secret, timeScale },
+      webhook: { url: receiver.url.href, secret, timeScale },
     });
     token = await clientCredentialsToken(api);
   });
@@ -66,23 +71,25 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  const eventsOf = (name: string) => receiver.attempts.filter((a) => nameOf(a) === name);
-  const acknowledgedOf = (name: string) =>
-    [...receiver.acknowledged.values()].filter((a) => nameOf(a) === name);
+  const eventsOf = (name: string) => receiver.received().filter((a) => nameOf(a) === name);
+  const acknowledgedOf = (name: string) => eventsOf(name).filter(acknowledged);
+  const until = (done: () => boolean) =>
+    expect.poll(done, { timeout: 20_000, interval: 10 }).toBe(true);
 
   it('delivers a new plant once, signed, with its exact int64 id, name and tag', async () => {
     const response = await create('{"id":9223372036854775807,"name":"Max","tag":"indoor"}');
     expect(response.status).toBe(200);
 
-    await receiver.until(() => acknowledgedOf('Max').length === 1);
+    await until(() => acknowledgedOf('Max').length === 1);
     await settled();
 
     const [event] = eventsOf('Max');
     expect(eventsOf('Max')).toHaveLength(1);
     expect(event?.body).toBe('{"id":9223372036854775807,"name":"Max","tag":"indoor"}');
     expect(event?.verified).toBe(true);
-    expect(event?.id).toMatch(/^msg_[0-9a-f]{32}$/);
-    expect(Math.abs((event?.timestamp ?? 0) - Date.now() / 1000)).toBeLessThan(60);
+    expect(event && idOf(event)).toMatch(/^msg_[0-9a-f]{32}$/);
+    const timestamp = Number(event?.headers['webhook-timestamp']);
+    expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(60);
   });
 
   it('delivers exactly one event for a replay storm of one create, and none for a 409', async () => {
@@ -102,39 +109,40 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
 
   it('delivers a delete and re-create as two events with different webhook-ids', async () => {
     expect((await create('{"id":2002,"name":"Phoenix"}')).status).toBe(200);
-    await receiver.until(() => acknowledgedOf('Phoenix').length === 1);
+    await until(() => acknowledgedOf('Phoenix').length === 1);
     expect((await remove('2002')).status).toBe(204);
     expect((await remove('2002')).status).toBe(204);
 
     expect((await create('{"id":2002,"name":"Phoenix"}')).status).toBe(200);
-    await receiver.until(() => acknowledgedOf('Phoenix').length === 2);
+    await until(() => acknowledgedOf('Phoenix').length === 2);
     await settled();
 
-    const ids = eventsOf('Phoenix').map((event) => event.id);
+    const ids = eventsOf('Phoenix').map(idOf);
     expect(ids).toHaveLength(2);
     expect(new Set(ids).size).toBe(2);
   });
 
-  it.each([
-    ['500', { status: 500 }],
-    ['404', { status: 404 }],
-    ['a 301 (not followed)', { status: 301, headers: { location: '/moved' } }],
-    ['a reset connection', 'reset'],
-  ] as const)(
+  it.each<[string, ReceiverBehaviour]>([
+    ['500', { kind: 'answer', status: 500 }],
+    ['404', { kind: 'answer', status: 404 }],
+    ['a 301 (not followed)', { kind: 'redirect', status: 301, location: '/moved' }],
+    ['a reset connection', { kind: 'reset' }],
+  ])(
     'retries an event the receiver first answers with %s, with the same webhook-id, until a 2xx',
-    async (_case, first: Answer) => {
+    async (_case, first) => {
       const name = `Retry ${_case}`;
-      answers.set(name, (attempt) => (attempt.attempt <= 2 ? first : { status: 200 }));
+      let attempts = 0;
+      answers.set(name, () => (++attempts <= 2 ? first : ok));
 
       expect((await create(JSON.stringify({ id: nextId++, name }))).status).toBe(200);
-      await receiver.until(() => acknowledgedOf(name).length === 1);
+      await until(() => acknowledgedOf(name).length === 1);
       await settled();
 
-      const attempts = eventsOf(name);
-      expect(attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3]);
-      expect(new Set(attempts.map((attempt) => attempt.id)).size).toBe(1);
-      expect(new Set(attempts.map((attempt) => attempt.body)).size).toBe(1);
-      expect(receiver.attempts.some((attempt) => attempt.path === '/moved')).toBe(false);
+      const received = eventsOf(name);
+      expect(received.map(acknowledged)).toEqual([false, false, true]);
+      expect(new Set(received.map(idOf)).size).toBe(1);
+      expect(new Set(received.map((attempt) => attempt.body)).size).toBe(1);
+      expect(receiver.received().some((attempt) => attempt.path === '/moved')).toBe(false);
     },
   );
 
@@ -152,7 +160,7 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
     );
     expect(names.flatMap(eventsOf)).toEqual([]);
     await receiver.up();
-    await receiver.until(() => names.every((name) => acknowledgedOf(name).length === 1));
+    await until(() => names.every((name) => acknowledgedOf(name).length === 1));
     await settled();
 
     expect(names.map((name) => eventsOf(name).length)).toEqual([1, 1, 1]);
@@ -160,16 +168,16 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
   });
 
   it('keeps delivering the other events on time while one is refused forever, which ends in the DLQ after every attempt', async () => {
-    answers.set('Refused', () => ({ status: 400 }));
+    answers.set('Refused', () => ({ kind: 'answer', status: 400 }));
     const others = Array.from({ length: 12 }, (_, index) => `Welcome ${index}`);
     const started = performance.now();
 
     const responses = await Promise.all(
       ['Refused', ...others].map((name) => create(JSON.stringify({ id: nextId++, name }))),
     );
-    await receiver.until(() => others.every((name) => acknowledgedOf(name).length === 1));
+    await until(() => others.every((name) => acknowledgedOf(name).length === 1));
     const othersDeliveredMs = performance.now() - started;
-    await receiver.until(() => eventsOf('Refused').length === maxAttempts);
+    await until(() => eventsOf('Refused').length === maxAttempts);
     await settled();
 
     expect(responses.map((response) => response.status).every((status) => status === 200)).toBe(
@@ -180,14 +188,14 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
     const refused = eventsOf('Refused');
     expect(refused).toHaveLength(maxAttempts);
     // Spread over the whole schedule, at its scale: its waits only ever stretch (jitter).
-    const span = (refused.at(-1)?.at ?? 0) - (refused[0]?.at ?? 0);
+    const span = (refused.at(-1)?.receivedAt ?? 0) - (refused[0]?.receivedAt ?? 0);
     const schedule = retryDelaysSeconds.reduce((sum, seconds) => sum + seconds, 0);
     expect(span).toBeGreaterThanOrEqual(schedule * 1000 * timeScale);
     const deadLetters = api.webhook?.deadLetters().map((body) => JSON.parse(body)) ?? [];
     expect(deadLetters).toHaveLength(1);
     expect(deadLetters[0]).toMatchObject({
       eventName: 'INSERT',
-      eventID: refused[0]?.id.replace(/^msg_/, ''),
+      eventID: refused[0] && idOf(refused[0]).replace(/^msg_/, ''),
       dynamodb: { NewImage: { name: { S: 'Refused' } } },
     });
   });
@@ -196,20 +204,25 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
     const stranger = await startWebhookReceiver({ secret: generateWebhookSecret() });
     try {
       const [attempt] = eventsOf('Max');
-      const response = await fetch(stranger.url, {
+      const {
+        'webhook-id': id,
+        'webhook-timestamp': timestamp,
+        'webhook-signature': signature,
+      } = attempt?.headers ?? {};
+      await fetch(stranger.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          'webhook-id': attempt?.id ?? '',
-          'webhook-timestamp': String(attempt?.timestamp),
-          'webhook-signature': attempt?.signature ?? '',
+          'webhook-id': id ?? '',
+          'webhook-timestamp': timestamp ?? '',
+          'webhook-signature': signature ?? '',
         },
         body: attempt?.body ?? '',
       });
 
       expect(attempt?.verified).toBe(true);
-      expect(response.status).toBe(400);
-      expect(stranger.attempts[0]?.verified).toBe(false);
+      expect(stranger.received()[0]?.verified).toBe(false);
+      expect(stranger.received()[0]?.verifyError).toMatch(/No matching signature found/);
     } finally {
       await stranger.close();
     }
@@ -243,9 +256,10 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
       .filter(({ requestId }) => outcomeOf(requestId) === 'created')
       .map(({ body }) => body);
     const deliveredBodies = new Map(
-      receiver.attempts
+      receiver
+        .received()
         .filter((attempt) => /^(Mixed|Other) /.test(nameOf(attempt)))
-        .map((attempt) => [attempt.id, attempt.body]),
+        .map((attempt) => [idOf(attempt), attempt.body]),
     );
     expect(createdBodies.length).toBeGreaterThan(ids.length);
     expect([...deliveredBodies.values()].sort()).toEqual(createdBodies.sort());
