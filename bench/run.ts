@@ -23,6 +23,7 @@ import {
 } from './cold-request.ts';
 import { median, percentile, round } from './stats.ts';
 import type { WarmJob, WarmResult } from './warm-invoke.ts';
+import { reportWebhookLatency } from './webhook-latency.ts';
 
 /**
  * `npm run bench`: builds the shipped bundle and the FLOOR and BARE references with the stack's
@@ -52,6 +53,8 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '200' },
     out: { type: 'string', default: path.join(import.meta.dirname, 'results') },
     swap: { type: 'string', multiple: true, default: [] },
+    /** Creates timed from their 200 to their webhook event under `npm start`; 0 skips it. */
+    'webhook-creates': { type: 'string', default: '200' },
   },
 });
 
@@ -476,6 +479,10 @@ try {
   await writeFile(path.join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(path.join(outDir, 'latest.svg'), chart);
   log(`wrote ${path.join(outDir, 'latest.json')} and latest.svg`);
+
+  // The new-plant webhook on this machine (bench/webhook-latency.ts).
+  const webhookCreates = Number(flags['webhook-creates']);
+  if (webhookCreates > 0) await reportWebhookLatency({ creates: webhookCreates, outDir });
 } finally {
   store.stop();
   await issuer.close();

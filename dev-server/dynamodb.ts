@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
@@ -46,6 +47,7 @@ export async function startDynamoDb(options: {
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
+    await untilActive(client, options.tableName);
   } catch (error) {
     // The table is already there: kept from an earlier run.
     if (!(error instanceof ResourceInUseException)) {
@@ -56,6 +58,20 @@ export async function startDynamoDb(options: {
     client.destroy();
   }
   return { endpoint, level, close };
+}
+
+/**
+ * Waits for a new table to be ACTIVE, as a client of DynamoDB does: dynalite answers CreateTable
+ * with the table CREATING and marks it ACTIVE in a later write, and until then a PutItem is a
+ * ResourceNotFoundException, which a busy machine does see.
+ */
+export async function untilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  for (let waited = 0; waited < 5_000; waited += 5) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`The table ${tableName} did not become ACTIVE`);
 }
 
 /**

@@ -18,7 +18,7 @@ const usage =
   'Usage: npm run webhook:listen [-- --port N] [--host H] [--secret whsec_...]\n' +
   '  then, in another terminal: PLANTS_WEBHOOK_URL=http://127.0.0.1:4000/ npm start';
 
-export const defaultListenPort = 4000;
+const defaultListenPort = 4000;
 
 /** Bodies are one NewPlant; anything this large is no event of ours. */
 const maxBodyBytes = 1024 * 1024;

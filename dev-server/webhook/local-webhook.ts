@@ -1,9 +1,9 @@
 import type { SQSEvent } from 'aws-lambda';
 import type { LevelDatabase } from 'dynalite/db/index.js';
 import { batchSize, maxAttempts } from '../../functions/deliver-webhook/delivery-policy.ts';
+import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
 import { functionSettings } from '../../infra/function-settings.ts';
 import { webhookSettings } from '../../infra/webhook-settings.ts';
-import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
 import { localAwsCredentials } from '../dynamodb.ts';
 import { startWorker } from '../function-host.ts';
 import { type AwsJsonEndpoint, startAwsJsonEndpoint } from './aws-json-endpoint.ts';
@@ -39,7 +39,6 @@ export interface LocalWebhook {
   backlog(): Promise<{ readonly records: number; readonly messages: number }>;
   close(): Promise<void>;
 }
-
 
 const names = {
   queue: 'plant-store-webhooks',

@@ -32,7 +32,6 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { batchSize, maxAttempts } from '../../functions/deliver-webhook/delivery-policy.ts';
 import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
-import { webhookSettings } from '../webhook-settings.ts';
 import {
   cdkBundlingOptions,
   functionEntry,
@@ -40,6 +39,7 @@ import {
   projectRoot,
 } from '../bundling/bundling.ts';
 import { functionSettings } from '../function-settings.ts';
+import { webhookSettings } from '../webhook-settings.ts';
 
 export interface NewPlantWebhookProps {
   /** The plants table, with a stream of NEW_IMAGE records: every new item is one event. */
