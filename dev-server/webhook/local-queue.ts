@@ -65,7 +65,7 @@ const maxVisibilitySeconds = 12 * 60 * 60;
  * SQS: messages are kept until deleted (no retention period); ordering is first in, first out
  * among the visible messages; and a message that a receive still held when `npm start` stopped is
  * visible again at the next start, since the invocation that held it is gone
- * (docs/decisions/0107-local-queue.md).
+ * (docs/decisions/0106-local-queue.md).
  */
 export class LocalQueue {
   readonly name: string;
