@@ -1,5 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest';
 import { localAwsCredentials, startDynamoDb } from '../../../dev-server/dynamodb.ts';
 import { type LocalFunction, startWorker } from '../../../dev-server/function-host.ts';
 import {
@@ -14,7 +14,8 @@ const handlerUrl = new URL(
   import.meta.url,
 ).href;
 
-describe('startEventSourceMapping (Lambda SQS event source mapping with ReportBatchItemFailures)', () => {
+// Side by side: each test has a queue and a mapping of its own, and waits on visibility timeouts.
+describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping with ReportBatchItemFailures)', () => {
   let dynamodb: Awaited<ReturnType<typeof startDynamoDb>>;
   const stops: (() => Promise<void>)[] = [];
   let queues = 0;
@@ -23,16 +24,13 @@ describe('startEventSourceMapping (Lambda SQS event source mapping with ReportBa
     dynamodb = await startDynamoDb({ tableName: 'plants' });
   });
 
-  afterEach(async () => {
-    for (const stop of stops.splice(0)) await stop();
-  });
-
   afterAll(async () => {
+    await Promise.all(stops.map((stop) => stop()));
     await dynamodb?.close();
   });
 
   /** A queue of its own mapped to the fixture function in a worker. */
-  async function mapped(visibilityTimeoutSeconds = 1) {
+  async function mapped(expect: ExpectStatic, visibilityTimeoutSeconds = 1) {
     queues += 1;
     const queue = await LocalQueue.open(
       dynamodb.level,
@@ -63,8 +61,10 @@ describe('startEventSourceMapping (Lambda SQS event source mapping with ReportBa
     return { queue, invocations, counts };
   }
 
-  it('invokes the function with the SQS event Lambda builds, and deletes the message', async () => {
-    const { queue, invocations, counts } = await mapped();
+  it('invokes the function with the SQS event Lambda builds, and deletes the message', async ({
+    expect,
+  }) => {
+    const { queue, invocations, counts } = await mapped(expect);
     await queue.send(['ok']);
 
     await counts().toEqual({ visible: 0, inFlight: 0 });
@@ -88,8 +88,10 @@ describe('startEventSourceMapping (Lambda SQS event source mapping with ReportBa
     });
   });
 
-  it('deletes the messages the function did not report, and leaves the reported one to come back', async () => {
-    const { queue, invocations, counts } = await mapped();
+  it('deletes the messages the function did not report, and leaves the reported one to come back', async ({
+    expect,
+  }) => {
+    const { queue, invocations, counts } = await mapped(expect);
     await queue.send(['ok', 'fail', 'ok']);
 
     await counts().toEqual({ visible: 0, inFlight: 1 });
@@ -101,20 +103,23 @@ describe('startEventSourceMapping (Lambda SQS event source mapping with ReportBa
     expect(retried[0]?.attributes.ApproximateReceiveCount).toBe('2');
   });
 
-  it.each([
+  it.for([
     ['throws', 'throw'],
     ['answers with a failure that names no message of the batch', 'invalid'],
-  ])('leaves the whole batch to come back when the function %s', async (_case, body) => {
-    const { queue, invocations } = await mapped();
-    await queue.send(['ok', body]);
+  ])(
+    'leaves the whole batch to come back when the function %s',
+    async ([, body = ''], { expect }) => {
+      const { queue, invocations } = await mapped(expect);
+      await queue.send(['ok', body]);
 
-    await expect.poll(() => invocations.length, { timeout: 5_000 }).toBe(2);
+      await expect.poll(() => invocations.length, { timeout: 5_000 }).toBe(2);
 
-    expect(invocations.map((event) => event.Records.length)).toEqual([2, 2]);
-  });
+      expect(invocations.map((event) => event.Records.length)).toEqual([2, 2]);
+    },
+  );
 
-  it('runs batches side by side: a slow batch holds up no other', async () => {
-    const { queue, counts } = await mapped(10);
+  it('runs batches side by side: a slow batch holds up no other', async ({ expect }) => {
+    const { queue, counts } = await mapped(expect, 10);
     await queue.send(['slow']);
     await counts().toEqual({ visible: 0, inFlight: 1 });
 

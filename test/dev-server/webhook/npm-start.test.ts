@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   generateWebhookSecret,
   webhookSecretFile,
@@ -30,32 +30,42 @@ async function npmStart(env: Record<string, string>) {
   return { server, banner, create };
 }
 
-describe('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in its own process)', () => {
+/** What a test starts, stopped once it has finished: processes, receivers, then data directories. */
+function fixtures(onTestFinished: (fn: () => Promise<void>) => void) {
   const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  onTestFinished(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
   });
-  const started = (process: ScriptProcess) => {
-    cleanups.push(async () => {
-      if (process.child.exitCode === null && process.child.signalCode === null) {
-        process.child.kill('SIGTERM');
-      }
-      await process.exited;
-    });
-    return process;
+  return {
+    started(process: ScriptProcess) {
+      cleanups.push(async () => {
+        if (process.child.exitCode === null && process.child.signalCode === null) {
+          process.child.kill('SIGTERM');
+        }
+        await process.exited;
+      });
+      return process;
+    },
+    async dataDir() {
+      const { dir, remove } = await tempDataDir();
+      cleanups.unshift(remove);
+      return dir;
+    },
+    async receiverWith(options: Parameters<typeof startWebhookReceiver>[0]) {
+      const receiver = await startWebhookReceiver(options);
+      cleanups.push(() => receiver.close());
+      return receiver;
+    },
   };
-  const dataDir = async () => {
-    const { dir, remove } = await tempDataDir();
-    cleanups.unshift(remove);
-    return dir;
-  };
-  const receiverWith = async (options: Parameters<typeof startWebhookReceiver>[0]) => {
-    const receiver = await startWebhookReceiver(options);
-    cleanups.push(() => receiver.close());
-    return receiver;
-  };
+}
 
-  it('delivers to `npm run webhook:listen`, both using the secret it generated and printed', async () => {
+// Side by side: each test waits mostly on processes starting.
+describe.concurrent('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in its own process)', () => {
+  it('delivers to `npm run webhook:listen`, both using the secret it generated and printed', async ({
+    onTestFinished,
+    expect,
+  }) => {
+    const { started, dataDir } = fixtures(onTestFinished);
     const dir = await dataDir();
     const listener = started(
       runScript('scripts/webhook-listen.ts', { PLANTS_DATA_DIR: dir }, ['--port', '0']),
@@ -82,7 +92,11 @@ describe('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in its own proce
     expect(printed).not.toContain('REJECTED');
   });
 
-  it('delivers every create acknowledged before a SIGKILL of npm start, once it starts again', async () => {
+  it('delivers every create acknowledged before a SIGKILL of npm start, once it starts again', async ({
+    onTestFinished,
+    expect,
+  }) => {
+    const { started, dataDir, receiverWith } = fixtures(onTestFinished);
     const dir = await dataDir();
     const secret = generateWebhookSecret();
     // Nothing is acknowledged before the kill: every event must come from what was on disk.
@@ -97,6 +111,7 @@ describe('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in its own proce
       PLANTS_WEBHOOK_SECRET: secret,
     };
     const first = await npmStart(env);
+    started(first.server);
     const ids = Array.from({ length: 20 }, (_, index) => 100 + index);
 
     const statuses = await Promise.all(
@@ -116,12 +131,17 @@ describe('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in its own proce
     );
   });
 
-  it('runs none of it without PLANTS_WEBHOOK_URL: the plants created meanwhile are never announced', async () => {
+  it('runs none of it without PLANTS_WEBHOOK_URL: the plants created meanwhile are never announced', async ({
+    onTestFinished,
+    expect,
+  }) => {
+    const { started, dataDir, receiverWith } = fixtures(onTestFinished);
     const dir = await dataDir();
     const secret = generateWebhookSecret();
     const receiver = await receiverWith({ secret });
 
     const without = await npmStart({ PLANTS_DATA_DIR: dir });
+    started(without.server);
     const before = await without.create('{"id":1,"name":"Unannounced"}');
     without.server.child.kill('SIGTERM');
     await without.server.exited;
