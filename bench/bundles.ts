@@ -2,50 +2,93 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
+import { type OperationName, operations } from '../functions/operations.ts';
 import {
   bundleFileName,
   createPlantEntry,
   esbuildBuildOptions,
+  functionEntry,
 } from '../infra/bundling/bundling.ts';
 
-export type BundleName = 'floor' | 'bare' | 'shipped' | 'shipped-noop-store';
+/** The roles a bundle plays: each operation has a LIMIT, a BARE and its shipped bundle. */
+export type BundleRole = 'floor' | 'limit' | 'bare' | 'shipped' | 'shipped-noop-store';
 
 export type BundleSpec = {
-  readonly name: BundleName;
+  readonly name: string;
   readonly label: string;
+  readonly role: BundleRole;
+  /** The operation a LIMIT, BARE or shipped bundle answers. */
+  readonly operation?: OperationName;
   readonly entry: string;
-  /** Cold init is measured for bundles that ship or serve as a reference; not for test doubles. */
+  /** Import-only cold init: for create's references and shipped bundle, not for test doubles. */
   readonly cold: boolean;
+  /** Warm runs send POST /plants: create's bundles only. */
+  readonly warm: boolean;
   /** `dynalite` writes through the bundle's own client; `none` means the store is in-process. */
   readonly store: 'dynalite' | 'none';
 };
 
-export type BuiltBundle = Omit<BundleSpec, 'name'> & {
-  /** A reference's name, or a swap's (`--swap`). */
-  readonly name: string;
+export type BuiltBundle = BundleSpec & {
   readonly file: string;
   readonly bytes: number;
   readonly gzipBytes: number;
   readonly sourceMapBytes: number;
+  /** The files it was built from, relative to the working directory. */
+  readonly inputs: readonly string[];
 };
 
 const reference = (file: string) => path.join(import.meta.dirname, 'reference', file);
 
+/** Each operation's LIMIT and BARE, in `reference/`. */
+const referenceFiles = {
+  'create-plant': { limit: 'limit.ts', bare: 'bare.ts' },
+  'list-plants': { limit: 'limit-list.ts', bare: 'bare-list.ts' },
+  'delete-plant': { limit: 'limit-delete.ts', bare: 'bare-delete.ts' },
+} as const satisfies Record<OperationName, Record<'limit' | 'bare', string>>;
+
+/** create-plant's bundles keep their short names (`limit`, `bare`, `shipped`). */
+export const bundleName = (role: BundleRole, operation: OperationName = 'create-plant') =>
+  operation === 'create-plant' ? role : `${role}-${operation}`;
+
+const roleLabel = { limit: 'LIMIT', bare: 'BARE (AWS SDK v3)', shipped: 'shipped' } as const;
+
 export const bundleSpecs: readonly BundleSpec[] = [
-  { name: 'floor', label: 'FLOOR', entry: reference('floor.ts'), cold: true, store: 'none' },
   {
-    name: 'bare',
-    label: 'BARE (AWS SDK v3)',
-    entry: reference('bare.ts'),
+    name: 'floor',
+    label: 'FLOOR',
+    role: 'floor',
+    entry: reference('floor.ts'),
     cold: true,
-    store: 'dynalite',
+    warm: true,
+    store: 'none',
   },
-  { name: 'shipped', label: 'shipped', entry: createPlantEntry, cold: true, store: 'dynalite' },
+  ...operations.flatMap(({ name: operation }) => {
+    const create = operation === 'create-plant';
+    const prefix = create ? '' : `${operation} `;
+    return (['limit', 'bare', 'shipped'] as const).map(
+      (role): BundleSpec => ({
+        name: bundleName(role, operation),
+        label: `${prefix}${roleLabel[role]}`,
+        role,
+        operation,
+        entry:
+          role === 'shipped'
+            ? functionEntry(operation)
+            : reference(referenceFiles[operation][role]),
+        cold: create,
+        warm: create,
+        store: 'dynalite',
+      }),
+    );
+  }),
   {
     name: 'shipped-noop-store',
     label: 'shipped, no-op store',
+    role: 'shipped-noop-store',
+    operation: 'create-plant',
     entry: reference('noop-store.ts'),
     cold: false,
+    warm: true,
     store: 'none',
   },
 ];
@@ -56,7 +99,7 @@ export const bundleSpecs: readonly BundleSpec[] = [
  */
 export async function buildBundles(outDir: string): Promise<BuiltBundle[]> {
   const built: BuiltBundle[] = [];
-  for (const spec of bundleSpecs) built.push(await buildOne(outDir, spec));
+  for (const spec of bundleSpecs) built.push(await buildBundle(outDir, spec));
   return built;
 }
 
@@ -81,30 +124,35 @@ export function buildSwap(outDir: string, swap: Swap): Promise<BuiltBundle> {
       });
     },
   };
-  const spec = {
+  const spec: BundleSpec = {
     name: swap.name,
     label: `swap: ${swap.name}`,
+    role: 'shipped',
+    operation: 'create-plant',
     entry: createPlantEntry,
     cold: true,
+    warm: true,
     store: 'dynalite',
-  } as const;
-  return buildOne(outDir, spec, [plugin]);
+  };
+  return buildBundle(outDir, spec, [plugin]);
 }
 
-async function buildOne(
+/** One bundle, with the stack's esbuild options and the spec's entry, in `outDir/<name>/`. */
+export async function buildBundle(
   outDir: string,
-  spec: Omit<BundleSpec, 'name'> & { readonly name: string },
+  spec: BundleSpec,
   plugins: Plugin[] = [],
 ): Promise<BuiltBundle> {
   const dir = path.join(outDir, spec.name);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  await build({
+  const { metafile } = await build({
     ...esbuildBuildOptions,
     entryPoints: { index: spec.entry },
     outdir: dir,
     logLevel: 'warning',
     plugins,
+    metafile: true,
   });
   const file = path.join(dir, bundleFileName);
   const code = await readFile(file);
@@ -115,5 +163,6 @@ async function buildOne(
     bytes: code.length,
     gzipBytes: gzipSync(code, { level: 9 }).length,
     sourceMapBytes: map.length,
+    inputs: Object.keys(metafile.inputs),
   };
 }

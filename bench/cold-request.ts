@@ -2,12 +2,15 @@ import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { OperationName } from '../functions/operations.ts';
+import { operationConstructId } from '../infra/constructs/operation-function.ts';
 import {
   findLambdaFunction,
   type LambdaFunctionSpec,
   synthesizeApp,
 } from '../test/support/cloud-assembly.ts';
 import type { Deployment } from '../test/support/cloudformation.ts';
+import { fakeDeleteEvent, fakeListEvent } from '../test/support/fake-event.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../test/support/https-endpoint.ts';
 import { deployedEnvironment } from '../test/support/lambda-environment.ts';
 import { type InvokeResult, startLambdaProcess } from '../test/support/lambda-process.ts';
@@ -19,14 +22,16 @@ import { median, percentile, round } from './stats.ts';
 
 /**
  * The cold request a caller of a new Lambda environment waits for: a fresh process loads the asset
- * `cdk synth` wrote, with the template's Handler, environment (evaluated as CloudFormation would)
- * and NODE_OPTIONS, plus Lambda's own variables; then it answers one valid POST /plants. DynamoDB
- * and the issuer's JWKS are HTTPS endpoints with a throwaway CA (NODE_EXTRA_CA_CERTS), `rtt` ms
- * away. FLOOR and BARE run the same way from their own asset folders, interleaved with shipped, and
- * so does each swap (`--swap`), compared with shipped round by round.
+ * `cdk synth` wrote for an operation, with the template's Handler, environment (evaluated as
+ * CloudFormation would) and NODE_OPTIONS, plus Lambda's own variables; then it answers one valid
+ * request. DynamoDB and the issuer's JWKS are HTTPS endpoints with a throwaway CA
+ * (NODE_EXTRA_CA_CERTS), `rtt` ms away. Each operation's LIMIT and BARE, and FLOOR, run the same
+ * way from their own asset folders with that operation's template, interleaved with every shipped
+ * asset in the same rounds, and so does each swap (`--swap`), compared with create's round by round.
  */
 
-export type ColdRequestVariant = 'floor' | 'bare' | 'shipped';
+/** Each operation's variants; FLOOR, the empty handler, is one for all. */
+export type ColdRequestVariant = 'limit' | 'bare' | 'shipped';
 
 export type ColdRequestSample = {
   /** Process start to the handler module evaluated (what Lambda reports as Init Duration). */
@@ -58,23 +63,37 @@ export type ColdRequestSample = {
   readonly dynamoDbInInvokeMs: number;
 };
 
+/** A sample's fields, as medians over the rounds, and how many rounds there were. */
+export type VariantFigures = { readonly [K in keyof ColdRequestSample]: number } & {
+  readonly runs: number;
+};
+
+/** One operation's references and shipped asset; ratios are medians of per-round ratios of totals. */
+export type OperationColdRequest = {
+  readonly operation: OperationName;
+  readonly variants: Record<ColdRequestVariant, VariantFigures>;
+  /** How close shipped is to the least a correct implementation can do. */
+  readonly shippedOverLimit: number;
+  /** What correctness costs over the textbook SDK handler that checks nothing. */
+  readonly limitOverBare: number;
+  readonly shippedOverBare: number;
+  readonly shippedOverFloor: number;
+};
+
 export type ColdRequestFigures = {
   readonly rttMs: number;
   readonly rounds: number;
-  readonly variants: Record<
-    ColdRequestVariant,
-    { readonly [K in keyof ColdRequestSample]: number } & { readonly runs: number }
-  >;
-  /** Median over rounds of shipped / BARE, total (init + first invoke) of the same round. */
-  readonly shippedOverBare: number;
-  readonly shippedOverFloor: number;
+  /** The empty handler, the same for every operation. */
+  readonly floor: VariantFigures;
+  readonly operations: readonly OperationColdRequest[];
+  /** Swaps of the create-plant bundle, compared with create-plant's shipped asset. */
   readonly swaps: readonly SwapFigures[];
 };
 
 /** A swap against shipped: per-round ratios of totals, their median and their spread. */
 export type SwapFigures = {
   readonly name: string;
-  readonly figures: { readonly [K in keyof ColdRequestSample]: number } & { readonly runs: number };
+  readonly figures: VariantFigures;
   readonly overShipped: {
     readonly median: number;
     readonly p25: number;
@@ -84,51 +103,89 @@ export type SwapFigures = {
   };
   /** The same round's difference in totals, swap minus shipped, ms: median, p25, p75. */
   readonly minusShippedMs: { readonly median: number; readonly p25: number; readonly p75: number };
+  readonly overLimit: number;
   readonly overBare: number;
 };
 
 export type ColdRequestOptions = {
   readonly rounds: number;
   readonly rtts: readonly number[];
-  /** FLOOR and BARE, built with the stack's esbuild options. */
-  readonly references: { readonly floor: BuiltBundle; readonly bare: BuiltBundle };
+  /** The operations measured, each against its own LIMIT and BARE. */
+  readonly operations: readonly OperationName[];
+  /** FLOOR, and each operation's LIMIT and BARE, built with the stack's esbuild options. */
+  readonly references: {
+    readonly floor: BuiltBundle;
+    readonly limit: Readonly<Record<OperationName, BuiltBundle>>;
+    readonly bare: Readonly<Record<OperationName, BuiltBundle>>;
+  };
   readonly issuer: TestIssuer;
   /** dynalite, plain HTTP on loopback, and its table. */
   readonly store: { readonly endpoint: string; readonly tableName: string };
   readonly log: (message: string) => void;
   /** Profiles every shipped process into this folder (`--cpu-prof`); the figures then include the profiler. */
   readonly cpuProfileDir?: string;
-  /** Shipped with modules replaced (`--swap`), measured in the same rounds. */
+  /** create-plant's shipped bundle with modules replaced (`--swap`), measured in the same rounds. */
   readonly swaps?: readonly BuiltBundle[];
 };
 
 const region = 'eu-west-1';
 const clientId = 'test-client';
-export const coldRequestVariants: readonly ColdRequestVariant[] = ['floor', 'bare', 'shipped'];
+export const coldRequestVariants: readonly ColdRequestVariant[] = ['limit', 'bare', 'shipped'];
 export const coldRequestLabel = {
   floor: 'FLOOR',
+  limit: 'LIMIT',
   bare: 'BARE (AWS SDK v3)',
   shipped: 'shipped',
-} as const satisfies Record<ColdRequestVariant, string>;
+} as const satisfies Record<ColdRequestVariant | 'floor', string>;
+
+/** What a correct answer to each operation's cold request is. */
+const expectedStatus = {
+  'create-plant': 200,
+  'list-plants': 200,
+  'delete-plant': 204,
+} as const satisfies Record<OperationName, number>;
+
+/** The rotation's name of one operation's variant; FLOOR and swaps have a name of their own. */
+const variantId = (operation: OperationName, variant: ColdRequestVariant) =>
+  `${operation}:${variant}`;
+
+type Runner = { readonly spec: LambdaFunctionSpec; readonly operation: OperationName };
 
 export async function measureColdRequests(
   options: ColdRequestOptions,
 ): Promise<ColdRequestFigures[]> {
-  const { log } = options;
+  const { log, references } = options;
   log('cold request: synthesizing the app as `cdk synth` does ...');
   const assembly = await synthesizeApp();
-  const shipped = findLambdaFunction(assembly, 'CreatePlant/Function/Resource');
-  const assetOf: Record<string, LambdaFunctionSpec> = {
-    shipped,
-    floor: { ...shipped, assetDir: path.dirname(options.references.floor.file) },
-    bare: { ...shipped, assetDir: path.dirname(options.references.bare.file) },
-  };
+  const shippedOf = (operation: OperationName) =>
+    findLambdaFunction(assembly, `${operationConstructId({ name: operation })}/Function/Resource`);
+  const asset = (spec: LambdaFunctionSpec, bundle: BuiltBundle) => ({
+    ...spec,
+    assetDir: path.dirname(bundle.file),
+  });
+  const create = shippedOf('create-plant');
+  // Each reference runs as its operation's function would: that function's template and scope.
+  const runners = new Map<string, Runner>([
+    ['floor', { spec: asset(create, references.floor), operation: 'create-plant' }],
+  ]);
+  for (const operation of options.operations) {
+    const spec = shippedOf(operation);
+    runners.set(variantId(operation, 'limit'), {
+      spec: asset(spec, references.limit[operation]),
+      operation,
+    });
+    runners.set(variantId(operation, 'bare'), {
+      spec: asset(spec, references.bare[operation]),
+      operation,
+    });
+    runners.set(variantId(operation, 'shipped'), { spec, operation });
+  }
   for (const swap of options.swaps ?? []) {
-    assetOf[swap.name] = { ...shipped, assetDir: path.dirname(swap.file) };
+    runners.set(`swap:${swap.name}`, { spec: asset(create, swap), operation: 'create-plant' });
   }
   const ca = await createThrowawayCa();
   try {
-    return await measureEachRtt(options, assetOf, ca);
+    return await measureEachRtt(options, runners, ca);
   } finally {
     await rm(assembly.outdir, { recursive: true, force: true });
     await rm(ca.dir, { recursive: true, force: true });
@@ -137,7 +194,7 @@ export async function measureColdRequests(
 
 async function measureEachRtt(
   options: ColdRequestOptions,
-  assetOf: Record<string, LambdaFunctionSpec>,
+  runners: ReadonlyMap<string, Runner>,
   ca: ThrowawayCa,
 ): Promise<ColdRequestFigures[]> {
   const { log } = options;
@@ -165,22 +222,26 @@ async function measureEachRtt(
           'AWS::Cognito::UserPoolClient': { ref: clientId },
         },
       };
-      const token = await options.issuer.mint({ issuer: issuerUrl, expiresIn: 3600 });
+      const token = await options.issuer.mint({
+        issuer: issuerUrl,
+        expiresIn: 3600,
+        claims: { scope: 'plants/read plants/write' },
+      });
       const ports = {
         jwks: Number(issuerEndpoint.url.port),
         dynamodb: Number(storeEndpoint.url.port),
       };
 
-      const once = async (variant: string): Promise<ColdRequestSample> => {
-        const fn = assetOf[variant];
-        if (!fn) throw new Error(`no asset for ${variant}`);
+      const once = async (name: string): Promise<ColdRequestSample> => {
+        const runner = runners.get(name);
+        if (!runner) throw new Error(`no asset for ${name}`);
         const env = deployedEnvironment({
-          fn,
+          fn: runner.spec,
           deployment,
           ca,
           dynamodbEndpoint: storeEndpoint.url,
         });
-        const profile = variant === 'shipped' && options.cpuProfileDir;
+        const profile = name.endsWith(':shipped') && options.cpuProfileDir;
         const lambda = await startLambdaProcess({
           env,
           execArgv: profile
@@ -189,12 +250,13 @@ async function measureEachRtt(
         });
         try {
           const id = String(nextId++);
-          const result = await lambda.invoke(plantEvent(token, id));
+          const result = await lambda.invoke(requestOf(runner.operation, token, id));
           const status = (result.result as APIGatewayProxyStructuredResultV2 | undefined)
             ?.statusCode;
-          if (!result.ok || status !== 200) {
+          const expected = name === 'floor' ? 200 : expectedStatus[runner.operation];
+          if (!result.ok || status !== expected) {
             throw new Error(
-              `${variant} answered ${status ?? result.error}: ${JSON.stringify(result.result)}\n${lambda.output()}`,
+              `${name} answered ${status ?? result.error}: ${JSON.stringify(result.result)}\n${lambda.output()}`,
             );
           }
           return sampleOf(lambda.initMs, result, ports);
@@ -203,20 +265,18 @@ async function measureEachRtt(
         }
       };
 
-      const rotation = [...coldRequestVariants, ...(options.swaps ?? []).map((swap) => swap.name)];
+      const rotation = [...runners.keys()];
       // One unmeasured round warms the fixtures' own side (their first TLS handshakes).
-      for (const variant of rotation) await once(variant);
+      for (const name of rotation) await once(name);
       log(`cold request, RTT ${rttMs} ms: ${options.rounds} rounds of ${rotation.join(', ')} ...`);
-      const samples = new Map<string, ColdRequestSample[]>(
-        rotation.map((variant) => [variant, []]),
-      );
+      const samples = new Map<string, ColdRequestSample[]>(rotation.map((name) => [name, []]));
       for (let roundIndex = 0; roundIndex < options.rounds; roundIndex++) {
         for (let k = 0; k < rotation.length; k++) {
-          const variant = rotation[(roundIndex + k) % rotation.length] as string;
-          samples.get(variant)?.push(await once(variant));
+          const name = rotation[(roundIndex + k) % rotation.length] as string;
+          samples.get(name)?.push(await once(name));
         }
       }
-      figures.push(summarize(rttMs, options.rounds, samples));
+      figures.push(summarize(rttMs, options, samples));
     } finally {
       for (const endpoint of endpoints) await endpoint.close();
     }
@@ -224,7 +284,11 @@ async function measureEachRtt(
   return figures;
 }
 
-function plantEvent(token: string, id: string) {
+/** The operation's valid request with a token carrying both scopes; a new id for each. */
+function requestOf(operation: OperationName, token: string, id: string) {
+  if (operation === 'list-plants') return fakeListEvent('', { token });
+  // An id no one created: deleting it is the same single DeleteItem, and answers 204.
+  if (operation === 'delete-plant') return fakeDeleteEvent(id, { token });
   const event = structuredClone(payloadV2Event) as { headers: Record<string, string> };
   event.headers.authorization = `Bearer ${token}`;
   return { ...event, body: `{"id":${id},"name":"Fern","tag":"indoor"}`, isBase64Encoded: false };
@@ -281,47 +345,50 @@ function sampleOf(
 
 function summarize(
   rttMs: number,
-  rounds: number,
-  samples: Map<string, ColdRequestSample[]>,
+  options: ColdRequestOptions,
+  samples: ReadonlyMap<string, ColdRequestSample[]>,
 ): ColdRequestFigures {
-  const of = (variant: string) => samples.get(variant) ?? [];
-  const medianOf = (variant: string) => {
-    const list = of(variant);
+  const of = (name: string) => samples.get(name) ?? [];
+  const medianOf = (name: string): VariantFigures => {
+    const list = of(name);
     const keys = Object.keys(list[0] ?? {}) as (keyof ColdRequestSample)[];
     return {
       runs: list.length,
       ...Object.fromEntries(
         keys.map((key) => [key, round(median(list.map((sample) => sample[key])), 1)]),
       ),
-    } as ColdRequestFigures['variants'][ColdRequestVariant];
+    } as VariantFigures;
   };
-  const ratios = (variant: string, reference: string) =>
-    of(variant).map(
-      (sample, index) => sample.totalMs / (of(reference)[index]?.totalMs ?? Number.NaN),
-    );
-  const pairRatio = (reference: string, variant = 'shipped') =>
-    round(median(ratios(variant, reference)));
-  const swaps = [...samples.keys()].filter(
-    (name) => !(coldRequestVariants as readonly string[]).includes(name),
-  );
+  const ratios = (name: string, reference: string) =>
+    of(name).map((sample, index) => sample.totalMs / (of(reference)[index]?.totalMs ?? Number.NaN));
+  const pairRatio = (name: string, reference: string) => round(median(ratios(name, reference)));
+  const shippedCreate = variantId('create-plant', 'shipped');
   return {
     rttMs,
-    rounds,
-    variants: {
-      floor: medianOf('floor'),
-      bare: medianOf('bare'),
-      shipped: medianOf('shipped'),
-    },
-    shippedOverBare: pairRatio('bare'),
-    shippedOverFloor: pairRatio('floor'),
-    swaps: swaps.map((name) => {
-      const overShipped = ratios(name, 'shipped');
-      const minus = of(name).map(
-        (sample, index) => sample.totalMs - (of('shipped')[index]?.totalMs ?? Number.NaN),
+    rounds: options.rounds,
+    floor: medianOf('floor'),
+    operations: options.operations.map((operation) => {
+      const [limit, bare, shipped] = coldRequestVariants.map((variant) =>
+        variantId(operation, variant),
+      ) as [string, string, string];
+      return {
+        operation,
+        variants: { limit: medianOf(limit), bare: medianOf(bare), shipped: medianOf(shipped) },
+        shippedOverLimit: pairRatio(shipped, limit),
+        limitOverBare: pairRatio(limit, bare),
+        shippedOverBare: pairRatio(shipped, bare),
+        shippedOverFloor: pairRatio(shipped, 'floor'),
+      };
+    }),
+    swaps: (options.swaps ?? []).map(({ name }) => {
+      const id = `swap:${name}`;
+      const overShipped = ratios(id, shippedCreate);
+      const minus = of(id).map(
+        (sample, index) => sample.totalMs - (of(shippedCreate)[index]?.totalMs ?? Number.NaN),
       );
       return {
         name,
-        figures: medianOf(name),
+        figures: medianOf(id),
         overShipped: {
           median: round(median(overShipped), 3),
           p25: round(percentile(overShipped, 25), 3),
@@ -334,37 +401,58 @@ function summarize(
           p25: round(percentile(minus, 25), 1),
           p75: round(percentile(minus, 75), 1),
         },
-        overBare: pairRatio('bare', name),
+        overLimit: pairRatio(id, variantId('create-plant', 'limit')),
+        overBare: pairRatio(id, variantId('create-plant', 'bare')),
       };
     }),
   };
 }
 
-/** The cold-request table as `npm run bench` prints it. */
+const pad = (text: string | number, width: number) => String(text).padStart(width);
+
+/**
+ * The cold-request tables as `npm run bench` prints them: first the ratios to LIMIT, with the
+ * ratios to BARE beside them, then where each variant's time went.
+ */
 export function coldRequestTable(figures: readonly ColdRequestFigures[]): string[] {
-  const pad = (text: string | number, width: number) => String(text).padStart(width);
+  const load = os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
   const lines = [
-    `${'cold request over TLS'.padEnd(26)}${pad('RTT', 5)}${pad('init', 8)}${pad('1st inv', 9)}${pad('total', 8)}${pad('CPU', 8)}${pad('x BARE', 8)}${pad('conns', 7)}${pad('TLS', 7)}${pad('keys', 7)}${pad('(in inv)', 9)}${pad('DDB', 7)}${pad('(in inv)', 9)}`,
+    `${'cold request over TLS'.padEnd(16)}${pad('RTT', 5)}${pad('FLOOR', 8)}${pad('LIMIT', 8)}${pad('BARE', 8)}${pad('shipped', 9)}${pad('shipped/LIMIT', 15)}${pad('LIMIT/BARE', 12)}${pad('shipped/BARE', 14)}`,
   ];
-  const row = (
-    label: string,
-    rttMs: number,
-    v: ColdRequestFigures['variants']['shipped'],
-    ratio: string,
-  ) =>
-    `${label.padEnd(26)}${pad(rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(v.cpuMs.toFixed(1), 8)}${pad(ratio, 8)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`;
   for (const figure of figures) {
-    for (const variant of coldRequestVariants) {
-      const ratio =
-        variant === 'shipped'
-          ? figure.shippedOverBare.toFixed(2)
-          : variant === 'bare'
-            ? '1.00'
-            : '';
-      lines.push(row(coldRequestLabel[variant], figure.rttMs, figure.variants[variant], ratio));
+    for (const op of figure.operations) {
+      const ms = (value: number) => `${value.toFixed(0)} ms`;
+      lines.push(
+        `${op.operation.padEnd(16)}${pad(`${figure.rttMs} ms`, 5)}${pad(ms(figure.floor.totalMs), 8)}${pad(ms(op.variants.limit.totalMs), 8)}${pad(ms(op.variants.bare.totalMs), 8)}${pad(ms(op.variants.shipped.totalMs), 9)}${pad(op.shippedOverLimit.toFixed(2), 15)}${pad(op.limitOverBare.toFixed(2), 12)}${pad(op.shippedOverBare.toFixed(2), 14)}`,
+      );
+    }
+  }
+  lines.push(
+    `  totals (process start to the answer), medians of ${figures[0]?.rounds ?? 0} interleaved rounds per RTT, fresh process each, asset from cdk synth; ratios = medians of per-round ratios; load ${load}`,
+    '',
+    `${'where the time went'.padEnd(32)}${pad('RTT', 5)}${pad('init', 8)}${pad('1st inv', 9)}${pad('total', 8)}${pad('CPU', 8)}${pad('x LIMIT', 9)}${pad('conns', 7)}${pad('TLS', 7)}${pad('keys', 7)}${pad('(in inv)', 9)}${pad('DDB', 7)}${pad('(in inv)', 9)}`,
+  );
+  const row = (label: string, rttMs: number, v: VariantFigures, ratio: string) =>
+    `${label.padEnd(32)}${pad(rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(v.cpuMs.toFixed(1), 8)}${pad(ratio, 9)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`;
+  for (const figure of figures) {
+    lines.push(row(coldRequestLabel.floor, figure.rttMs, figure.floor, ''));
+    for (const op of figure.operations) {
+      for (const variant of coldRequestVariants) {
+        const ratio =
+          variant === 'shipped'
+            ? op.shippedOverLimit.toFixed(2)
+            : variant === 'limit'
+              ? '1.00'
+              : (1 / op.limitOverBare).toFixed(2);
+        const label = `${op.operation} ${coldRequestLabel[variant]}`;
+        lines.push(row(label, figure.rttMs, op.variants[variant], ratio));
+      }
     }
     for (const swap of figure.swaps) {
-      lines.push(row(`swap: ${swap.name}`, figure.rttMs, swap.figures, swap.overBare.toFixed(2)));
+      lines.push(row(`swap: ${swap.name}`, figure.rttMs, swap.figures, swap.overLimit.toFixed(2)));
     }
   }
   for (const figure of figures) {
@@ -377,8 +465,7 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
     }
   }
   lines.push(
-    `  medians of ${figures[0]?.rounds ?? 0} interleaved rounds per RTT (fresh process each, asset from cdk synth, load ${os.loadavg()[0]?.toFixed(2)}); total = process start to the answer; x BARE = median of per-round shipped/BARE totals`,
-    "  CPU = the main thread's CPU time to the answer (user + system); TLS = handshakes summed; keys / DDB = first socket or request to last answer, (in inv) = the part inside the first invoke",
+    "  x LIMIT = median of per-round ratios of totals (BARE's is 1 / LIMIT/BARE); CPU = the main thread's CPU time to the answer (user + system); TLS = handshakes summed; keys / DDB = first socket or request to last answer, (in inv) = the part inside the first invoke",
   );
   return lines;
 }

@@ -84,7 +84,52 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "/plant/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new plant was added to the store
+         * @description Information about a new plant added to the store: sent to the subscriber's URL once for
+         *     each create that answered `200` as a new plant, never for an idempotent replay or a `409`.
+         *     A plant deleted and created again is a new event. On AWS the URL is the stack's
+         *     `webhookUrl` context (https only); locally, `PLANTS_WEBHOOK_URL`. See docs/webhooks.md.
+         *
+         *     **Signed** per the Standard Webhooks specification: verify `webhook-signature` with the
+         *     `standardwebhooks` package (or any Standard Webhooks library) and the `whsec_...` secret
+         *     (the `WebhookSecretCommand` stack output prints it), and refuse what does not verify. The
+         *     signature covers `webhook-id`, `webhook-timestamp` and the body exactly as sent; the
+         *     libraries also refuse a timestamp more than 5 minutes away from the receiver's clock.
+         *
+         *     **Delivered at least once.** A `2xx` whose whole answer arrives within 15 seconds
+         *     acknowledges the event. Anything else fails the attempt: another status (a redirect is
+         *     not followed), no answer within 15 seconds, a refused or reset connection. A failed event
+         *     is tried again after 2 s, 30 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each wait up to
+         *     20 % longer, to spread a backlog): 9 attempts over more than 27 hours. After the last it
+         *     goes to a dead-letter queue, where an alarm pages the operator, who can send it again
+         *     with a new schedule. One event that keeps failing does not hold up the others.
+         *
+         *     **De-duplicate by `webhook-id`**: every attempt of one event carries the same id, and a
+         *     retry, or a redrive from the dead-letter queue, can arrive after the subscriber already
+         *     acknowledged it. Two events, even for the same plant id, never share an id.
+         *
+         *     **Order is not guaranteed**: events arrive in any order, and a retried event after later
+         *     ones.
+         */
+        post: operations["newPlantWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Plant: {
@@ -170,12 +215,19 @@ export interface components {
                 "application/json": components["schemas"]["GatewayMessage"];
             };
         };
-        /** @description The local server only; the request did not arrive whole within its time limit (30 s by default). Node answers with no body and closes the connection */
+        /** @description The local server only; the request did not arrive whole within its time limit (30 s by default). The connection is closed */
         RequestTimeout: {
             headers: {
                 [name: string]: unknown;
             };
-            content?: never;
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Request Timeout"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GatewayMessage"];
+            };
         };
         /** @description The local server only; the `Host` header does not name it (a page on another name that resolves to this machine cannot reach the API) */
         MisdirectedRequest: {
@@ -207,7 +259,23 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description The event's id, `msg_` and the table stream record's id: the same on every attempt of one event, different for every event. De-duplicate by it.
+         * @example msg_c4ca4238a0b923820dcc509a6f75849b
+         */
+        WebhookId: string;
+        /**
+         * @description When this attempt was sent, in seconds since the Unix epoch
+         * @example 1767225600
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description `v1,` and the base64 HMAC-SHA256, keyed with the secret's key (the base64 after `whsec_`, decoded), of `<webhook-id>.<webhook-timestamp>.<body>`
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignature: string;
+    };
     requestBodies: never;
     headers: {
         /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token", error_description="Token has expired"` */
@@ -467,6 +535,59 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    newPlantWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id, `msg_` and the table stream record's id: the same on every attempt of one event, different for every event. De-duplicate by it.
+                 * @example msg_c4ca4238a0b923820dcc509a6f75849b
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch
+                 * @example 1767225600
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256, keyed with the secret's key (the base64 after `whsec_`, decoded), of `<webhook-id>.<webhook-timestamp>.<body>`
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The NewPlant as stored: `id` an exact int64 JSON number (read it without rounding: above 2^53 a JavaScript number is not exact), `name`, and `tag` when the plant has one. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 9223372036854776000,
+                 *       "name": "Monstera",
+                 *       "tag": "tropical"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description Return a 200 status to indicate that the data was received successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 seconds, fails the attempt: the event is sent again on the schedule above (any `2xx` acknowledges it, as a `200` does) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

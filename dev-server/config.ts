@@ -1,3 +1,5 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { webhookSecretProblem, webhookUrlProblem } from './webhook/webhook-secret.ts';
 
@@ -57,10 +59,55 @@ export function bareHost(host: string): string {
   return host.replace(/^\[(.*)\]$/, '$1');
 }
 
-/** Whether only this machine can reach an address: `localhost`, 127.0.0.0/8 or `::1`. */
-export function isLoopback(host: string): boolean {
-  const bare = bareHost(host.toLowerCase());
-  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+/** The addresses only this machine can reach: 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6. */
+const loopbackAddresses = new BlockList();
+loopbackAddresses.addSubnet('127.0.0.0', 8, 'ipv4');
+loopbackAddresses.addAddress('::1', 'ipv6');
+
+/** Whether an IP address is one only this machine can reach; a name is not an address. */
+export function isLoopbackAddress(address: string): boolean {
+  const bare = bareHost(address);
+  const family = isIP(bare);
+  return family !== 0 && loopbackAddresses.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * Whether only this machine can reach a server listening at `host`: every address it names is a
+ * loopback address. A name (`localhost`, and `127.1`, which is not an address as written) is
+ * resolved as `listen` resolves it, so that a hosts file that points it elsewhere counts.
+ */
+export async function isLoopback(host: string): Promise<boolean> {
+  const bare = bareHost(host);
+  if (isIP(bare) !== 0) return isLoopbackAddress(bare);
+  const addresses = await lookup(bare, { all: true }).catch((error: unknown) => {
+    throw new LocalConfigError(`HOST ${host} is not an address of this machine`, { cause: error });
+  });
+  return addresses.length > 0 && addresses.every(({ address }) => isLoopbackAddress(address));
+}
+
+/** The least a client secret must have where other machines can reach the token endpoint. */
+export const minExposedSecretLength = 32;
+
+/**
+ * Refuses a client secret someone on the network could guess, when other machines can reach the
+ * token endpoint (`loopback` false): the published default, or one shorter than
+ * `minExposedSecretLength`. The message says how to make a strong one.
+ */
+export function refuseWeakSecret(host: string, loopback: boolean, secret: string): void {
+  if (loopback) return;
+  const why =
+    secret === defaults.clientSecret
+      ? `the published default secret "${defaults.clientSecret}"`
+      : secret.length < minExposedSecretLength
+        ? `a client secret shorter than ${minExposedSecretLength} characters`
+        : undefined;
+  if (why === undefined) return;
+  throw new LocalConfigError(
+    `HOST ${host} lets other machines reach the API, and its token endpoint would hand out ` +
+      `tokens for ${why}: set PLANTS_CLIENT_SECRET to a random secret of at least ` +
+      `${minExposedSecretLength} characters, e.g. PLANTS_CLIENT_SECRET=$(node -p ` +
+      `"crypto.randomBytes(32).toString('base64url')"), or leave HOST unset (127.0.0.1).`,
+  );
 }
 
 function nonEmpty(env: NodeJS.ProcessEnv, name: string): string | undefined {

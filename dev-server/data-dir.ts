@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { link, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export class DataDirInUseError extends Error {
@@ -42,9 +42,15 @@ export class DataDirUntrustedError extends Error {
   }
 }
 
-/** The data directory and the two it holds, each checked as `ensurePrivateDir` checks one. */
+/**
+ * The data directory and the three it holds, each checked as `ensurePrivateDir` checks one. The
+ * data directory itself may be a link you made to elsewhere; the directories inside it may not.
+ */
 export async function ensureDataDir(dataDir: string): Promise<void> {
-  for (const sub of ['', 'issuer', 'dynamodb']) await ensurePrivateDir(join(dataDir, sub));
+  await ensurePrivateDir(dataDir);
+  for (const sub of ['issuer', 'dynamodb', 'lock']) {
+    await ensurePrivateDir(join(dataDir, sub), ownUid(), { followLink: false });
+  }
 }
 
 /**
@@ -72,27 +78,36 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
 /** This user's id; `undefined` where there are none (Windows), and then nothing is checked. */
 const ownUid = (): number | undefined => process.getuid?.();
 
-/** Creates `dir` (mode 0700) when absent, and checks that it is yours and only you can write to it. */
-export async function ensurePrivateDir(dir: string, uid = ownUid()): Promise<void> {
+/**
+ * Creates `dir` (mode 0700) when absent, and checks that it is yours and only you can write to it.
+ * With `followLink`, a link is judged by where it leads; without, a link is refused.
+ */
+export async function ensurePrivateDir(
+  dir: string,
+  uid = ownUid(),
+  { followLink = true } = {},
+): Promise<void> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new DataDirUnusableError(dir, error);
   }
-  // stat, not lstat: a data directory you linked elsewhere is judged by where it leads.
-  const stats = await stat(dir);
+  const stats = await (followLink ? stat : lstat)(dir);
+  if (stats.isSymbolicLink()) throw new DataDirUntrustedError(dir, 'is a symbolic link');
   if (!stats.isDirectory()) throw new DataDirUnusableError(dir, { code: 'ENOTDIR' });
   checkOwner(dir, stats, uid, 0o022, 'group or others can write to it');
 }
 
 /**
  * A file's text, read only when it is a regular file of yours that no one else can read or write
- * (mode 600), and without following a symlink; `undefined` when it is absent.
+ * (mode 600), and without following a symlink; `undefined` when it is absent. Opened non-blocking,
+ * so that a FIFO or a device at that name is refused instead of waiting forever for a writer.
  */
 export async function readPrivateFile(file: string, uid = ownUid()): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+    handle = await open(file, flags);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;

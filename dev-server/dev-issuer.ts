@@ -1,5 +1,5 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { type JSONWebKeySet, SignJWT } from 'jose';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { type JSONWebKeySet, jwtVerify, SignJWT } from 'jose';
 import { operations } from '../functions/operations.ts';
 import type { LocalConfig } from './config.ts';
 import { type GatewayResponse, jsonResponse } from './http-gateway.ts';
@@ -52,6 +52,32 @@ export class DevIssuer {
       .sign(this.#key.privateKey);
   }
 
+  /**
+   * Whether a request is vouched for before its body is read: its `Authorization` header holds a
+   * token this issuer signed and that has not expired, or this client's own credentials (HTTP
+   * Basic, as the token endpoint takes them). Whether the token is good for the operation is the
+   * function's to decide; this only tells a caller who was given credentials from anyone else.
+   */
+  async vouchesFor(authorization: string | undefined): Promise<boolean> {
+    const bearer = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (bearer === undefined) {
+      const credentials = clientCredentials(authorization, new URLSearchParams());
+      return credentials !== undefined && this.#isClient(credentials);
+    }
+    const verified = await jwtVerify(bearer, this.#key.publicKey, {
+      issuer: this.issuer,
+      algorithms: [signingAlgorithm],
+    }).catch(() => undefined);
+    return verified !== undefined;
+  }
+
+  /** The id and the secret each compared in constant time, both always, so no timing tells which. */
+  #isClient(credentials: { id: string; secret: string | undefined }): boolean {
+    const sameId = sameText(credentials.id, this.#client.id);
+    const sameSecret = sameText(credentials.secret, this.#client.secret);
+    return sameId && sameSecret;
+  }
+
   /** `POST /oauth2/token` as Cognito answers it for the client-credentials grant. */
   async tokenEndpoint(request: {
     contentType: string | undefined;
@@ -68,10 +94,7 @@ export class DevIssuer {
 
     const credentials = clientCredentials(request.authorization, form);
     if (credentials === undefined) return oauthError(400, 'invalid_request');
-    const { id, secret } = this.#client;
-    if (credentials.id !== id || !sameSecret(credentials.secret, secret)) {
-      return oauthError(401, 'invalid_client');
-    }
+    if (!this.#isClient(credentials)) return oauthError(401, 'invalid_client');
     const requested = form.get('scope')?.split(' ').filter(Boolean) ?? [];
     if (requested.some((scope) => !apiScopes.includes(scope))) {
       return oauthError(400, 'invalid_scope');
@@ -90,9 +113,14 @@ const noStore = {
   pragma: 'no-cache',
 } as const;
 
-function oauthError(statusCode: 400 | 401, error: string): GatewayResponse {
+/** An error of the token endpoint, in the shape of RFC 6749 §5.2: `{"error": <code>}`. */
+export function oauthError(
+  statusCode: 400 | 401 | 413 | 429,
+  error: string,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): GatewayResponse {
   // RFC 6749 §5.2: a 401 for client authentication names the scheme the client should use.
-  const headers: Record<string, string> = { ...noStore };
+  const headers: Record<string, string> = { ...noStore, ...extraHeaders };
   if (statusCode === 401) headers['www-authenticate'] = 'Basic realm="oauth2"';
   return jsonResponse(statusCode, { error }, headers);
 }
@@ -122,8 +150,9 @@ function formDecode(value: string): string {
   }
 }
 
-function sameSecret(given: string | undefined, expected: string): boolean {
-  const a = Buffer.from(given ?? '');
-  const b = Buffer.from(expected);
-  return given !== undefined && a.length === b.length && timingSafeEqual(a, b);
+/** Compared as SHA-256 digests, which are all one length, so that no length is told either. */
+function sameText(given: string | undefined, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  const same = timingSafeEqual(digest(given ?? ''), digest(expected));
+  return same && given !== undefined;
 }

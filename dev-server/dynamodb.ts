@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import dynaliteDb, { type DynaliteStore, type LevelDatabase } from 'dynalite/db/index.js';
+import { checkStore } from './store-check.ts';
 
 /** Dummy credentials: dynalite checks that a request is SigV4-signed, not by whom. */
 export const localAwsCredentials = {
@@ -19,13 +20,14 @@ export const localAwsCredentials = {
 
 /**
  * Starts dynalite on loopback at an ephemeral port (nothing else should reach it), its LevelDB in
- * `dir` or in memory, and creates the table when absent, the way the CDK stack creates it on AWS:
- * partition key `id`, a Number.
+ * `dir` (refused when damaged: `checkStore`) or in memory, and creates the table when absent, the
+ * way the CDK stack creates it on AWS: partition key `id`, a Number.
  */
 export async function startDynamoDb(options: {
   readonly dir?: string | undefined;
   readonly tableName: string;
 }): Promise<{ endpoint: string; level: LevelDatabase; close(): Promise<void> }> {
+  if (options.dir) await checkStore(options.dir);
   const { server, level } = openDynalite({ ...(options.dir && { path: options.dir }) });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

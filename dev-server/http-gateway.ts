@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /** API Gateway HTTP APIs accept request payloads up to 10 MB; the handler enforces its own, smaller limit. */
-const maxRequestBytes = 10 * 1024 * 1024;
+export const maxRequestBytes = 10 * 1024 * 1024;
 
 /** The parts of an HTTP request that the event is made of; `rawHeaders` keeps repeats and order. */
 export type RawRequest = Pick<IncomingMessage, 'method' | 'url' | 'httpVersion' | 'rawHeaders'>;
@@ -129,10 +129,14 @@ export function fromResultV2(result: unknown): GatewayResponse {
 }
 
 const gatewayMessages = {
+  400: 'Bad Request',
   404: 'Not Found',
+  408: 'Request Timeout',
   413: 'Request Entity Too Large',
+  417: 'Expectation Failed',
   421: 'Misdirected Request',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 } as const;
@@ -175,8 +179,8 @@ export type BodyBudget = { free: number };
 export async function readBody(
   req: IncomingMessage,
   budget: BodyBudget,
+  limit: number = maxRequestBytes,
 ): Promise<Buffer | 413 | 429> {
-  const limit = maxRequestBytes;
   if (Number(req.headers['content-length'] ?? 0) > limit) return 413;
   const chunks: Buffer[] = [];
   let size = 0;

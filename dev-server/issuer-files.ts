@@ -18,6 +18,7 @@ export const signingAlgorithm = 'RS256';
 export interface SigningKey {
   readonly kid: string;
   readonly privateKey: JoseCryptoKey;
+  readonly publicKey: JoseCryptoKey;
   /** The public half, as served in the JWKS. */
   readonly publicJwk: JWK;
 }
@@ -84,5 +85,8 @@ async function fromPrivateJwk(jwk: JWK): Promise<SigningKey> {
   const privateKey = await importJWK(jwk, signingAlgorithm);
   if (privateKey instanceof Uint8Array) throw new Error('The signing key must be an RSA key pair');
   const { kty, n, e } = jwk;
-  return { kid, privateKey, publicJwk: { kty, n, e, kid, alg: signingAlgorithm, use: 'sig' } };
+  const publicJwk = { kty, n, e, kid, alg: signingAlgorithm, use: 'sig' };
+  const publicKey = await importJWK(publicJwk, signingAlgorithm);
+  if (publicKey instanceof Uint8Array) throw new Error('The signing key must be an RSA key pair');
+  return { kid, privateKey, publicKey, publicJwk };
 }

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { type OperationName, operations } from '../functions/operations.ts';
-import { defaults, isLoopback, type LocalConfig, LocalConfigError } from './config.ts';
+import { defaults, isLoopback, type LocalConfig, refuseWeakSecret } from './config.ts';
 import { lockDataDir } from './data-dir.ts';
 import { DevIssuer } from './dev-issuer.ts';
 import { startDynamoDb } from './dynamodb.ts';
+import { FailureBackoff } from './failure-backoff.ts';
 import { type LocalFunction, startFunction } from './function-host.ts';
 import { loadOrCreateSigningKey, recordIssuer } from './issuer-files.ts';
 import { routes } from './routes.ts';
@@ -19,12 +20,21 @@ export const localTableName = 'plants';
 
 /** What keeps one local server small and responsive under many clients; tests lower them. */
 export const defaultLimits = {
-  /** Request bodies held in memory at once, across requests; past it a request gets 429. */
+  /**
+   * Request bodies held in memory at once, across requests with a token the issuer signed or its
+   * client's credentials; past it such a request gets 429.
+   */
   bodyBytesInFlight: 32 * 1024 * 1024,
+  /** The same for all other requests together: room for one body of the gateway's 10 MB. */
+  unvouchedBodyBytesInFlight: 16 * 1024 * 1024,
+  /** Failed client authentications at the token endpoint, per client address (FailureBackoff). */
+  tokenFailures: { burst: 10, forgivenPerSecond: 1, maxAddresses: 10_000 },
   /** Time to receive a whole request, headers and body; past it Node answers 408 and closes. */
   requestTimeoutMs: 30_000,
   /** How long a request that arrives while the function is starting is held: Lambda's init limit. */
   warmUpMs: 10_000,
+  /** Connections open at once; past it a new one is closed as it arrives (decision 0121). */
+  maxConnections: 1_000,
 };
 export type LocalLimits = typeof defaultLimits;
 
@@ -53,6 +63,8 @@ export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
 export interface LocalApi {
   /** Base URL of the API, also the token issuer, e.g. `http://127.0.0.1:3000`. */
   readonly url: string;
+  /** Whether only this machine can reach it (every address HOST names is loopback). */
+  readonly loopbackOnly: boolean;
   readonly issuer: DevIssuer;
   readonly dataDir: string | undefined;
   /** The webhook's queues and the secret it signs with, when `webhook` was given. */
@@ -69,13 +81,8 @@ export interface LocalApi {
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const { host, port, dataDir, log = console.log } = options;
   const client = options.client ?? { id: defaults.clientId, secret: defaults.clientSecret };
-  if (!isLoopback(host) && client.secret === defaults.clientSecret) {
-    throw new LocalConfigError(
-      `HOST ${host} lets other machines reach the API, and its token endpoint would hand ` +
-        `out tokens for the published default secret "${defaults.clientSecret}": set ` +
-        'PLANTS_CLIENT_SECRET to a secret of your own, or leave HOST unset (127.0.0.1).',
-    );
-  }
+  const loopbackOnly = await isLoopback(host);
+  refuseWeakSecret(host, loopbackOnly, client.secret);
   const limits = { ...defaultLimits, ...options.limits };
   // Undone in reverse: the server drains its requests in flight first, then the functions stop,
   // then the store closes (flushing LevelDB), then the data directory is unlocked.
@@ -143,11 +150,17 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     }
     const failed = started.find((result) => result.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
-    const bodyBudget = { free: limits.bodyBytesInFlight };
-    handler.resolve(routes({ issuer, functions, devTokenInDocs: isLoopback(host), bodyBudget }));
+    const bodyBudgets = {
+      vouched: { free: limits.bodyBytesInFlight },
+      unvouched: { free: limits.unvouchedBodyBytesInFlight },
+    };
+    const tokenBackoff = new FailureBackoff(limits.tokenFailures);
+    const devTokenInDocs = loopbackOnly;
+    handler.resolve(routes({ issuer, functions, devTokenInDocs, bodyBudgets, tokenBackoff }));
 
     let closing: Promise<void> | undefined;
-    return { url: server.url, issuer, dataDir, webhook, close: () => (closing ??= stopAll()) };
+    const close = () => (closing ??= stopAll());
+    return { url: server.url, loopbackOnly, issuer, dataDir, webhook, close };
   } catch (error) {
     // Requests held for the start get their 503 before the server drains them.
     handler.resolve(undefined);

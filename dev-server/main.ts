@@ -1,7 +1,7 @@
 // `npm start`: the Plant Store API on this machine, with local stand-ins for the AWS pieces.
 
 import { docsPaths } from './api-docs.ts';
-import { defaults, isLoopback, type LocalConfig, loadLocalConfig } from './config.ts';
+import { defaults, type LocalConfig, loadLocalConfig } from './config.ts';
 import { issuerPaths } from './dev-issuer.ts';
 import { type LocalApi, startLocalApi } from './local-api.ts';
 
@@ -50,7 +50,7 @@ function banner(api: LocalApi, config: LocalConfig, token: string): string {
   // The default secret is published (docs/local-development.md); the user's own stays off screen.
   const secret =
     client.secret === defaults.clientSecret ? client.secret : '(PLANTS_CLIENT_SECRET, not shown)';
-  const exposed = isLoopback(host)
+  const exposed = api.loopbackOnly
     ? ''
     : `Warning: HOST ${host} lets other machines reach this API, and anyone who has the client ` +
       'secret can get a token from it. /docs holds no token here.\n\n';

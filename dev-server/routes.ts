@@ -1,15 +1,18 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type Operation,
   type OperationName,
   operations,
   routeKey,
 } from '../functions/operations.ts';
-import { type DevIssuer, issuerPaths } from './dev-issuer.ts';
+import { type DevIssuer, issuerPaths, oauthError } from './dev-issuer.ts';
 import { docsResponse } from './docs-route.ts';
+import type { FailureBackoff } from './failure-backoff.ts';
 import type { LocalFunction } from './function-host.ts';
 import {
   type BodyBudget,
   fromResultV2,
+  type GatewayResponse,
   gatewayError,
   jsonResponse,
   readBody,
@@ -17,6 +20,19 @@ import {
   writeResponse,
 } from './http-gateway.ts';
 import type { RequestHandler } from './server.ts';
+
+/** The token endpoint's form is a few short fields; a larger body is refused before it is read. */
+export const tokenBodyMaxBytes = 4 * 1024;
+
+/**
+ * Request bodies held in memory at once, in two shares: one for requests the issuer vouches for
+ * (a token it signed, or its client's credentials), one for everyone else, so that uploads
+ * without credentials cannot spend what callers with credentials need.
+ */
+export interface BodyBudgets {
+  readonly vouched: BodyBudget;
+  readonly unvouched: BodyBudget;
+}
 
 /** An operation a request's method and path reach, with the values of its path's `{name}`s. */
 export interface MatchedRoute {
@@ -73,15 +89,24 @@ function decodedSegment(segment: string): string {
  * Where each request goes: the issuer's JWKS and token endpoint (Cognito's, on AWS), the docs, the
  * function of the operation whose route it matches (functions/operations.ts), or the HTTP API's
  * 404 for anything else. `devTokenInDocs`: whether `/docs` may hold a fresh token, only where other
- * machines cannot reach the server.
+ * machines cannot reach the server. `tokenBackoff` counts the token endpoint's failed client
+ * authentications per client address.
  */
 export function routes(targets: {
   issuer: DevIssuer;
   functions: ReadonlyMap<OperationName, LocalFunction>;
   devTokenInDocs: boolean;
-  bodyBudget: BodyBudget;
+  bodyBudgets: BodyBudgets;
+  tokenBackoff: FailureBackoff;
 }): RequestHandler {
-  const { issuer, functions, devTokenInDocs, bodyBudget } = targets;
+  const { issuer, functions, devTokenInDocs, bodyBudgets } = targets;
+  /** The share a request's body is read into: only a request with a body is asked to show who it is. */
+  const budgetFor = async (req: IncomingMessage): Promise<BodyBudget> => {
+    const { 'content-length': length, 'transfer-encoding': chunked } = req.headers;
+    const empty = chunked === undefined && (length === undefined || Number(length) === 0);
+    const vouched = empty || (await issuer.vouchesFor(req.headers.authorization));
+    return vouched ? bodyBudgets.vouched : bodyBudgets.unvouched;
+  };
   return async (req, res, requestId) => {
     const receivedAt = new Date();
     const method = req.method ?? 'GET';
@@ -93,30 +118,24 @@ export function routes(targets: {
       const docs = await docsResponse(path, issuer, devTokenInDocs);
       if (docs !== undefined) return writeResponse(res, docs);
     }
-    const isToken = method === 'POST' && path === issuerPaths.token;
-    const route = isToken ? undefined : matchRoute(method, path);
+    const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+    if (method === 'POST' && path === issuerPaths.token) {
+      return tokenRoute(req, res, { ...targets, budgetFor, sourceIp });
+    }
+    const route = matchRoute(method, path);
     const fn = route && functions.get(route.operation.name as OperationName);
     // HTTP API answers an unmatched route, a wrong method included, before it reads the body
     // (docs/decisions/0095-unmatched-route-is-404.md).
-    if (!isToken && fn === undefined) return writeResponse(res, gatewayError(404));
+    if (route === undefined || fn === undefined) return writeResponse(res, gatewayError(404));
 
-    const body = await readBody(req, bodyBudget);
+    const budget = await budgetFor(req);
+    const body = await readBody(req, budget);
     if (typeof body === 'number') {
       res.setHeader('connection', 'close');
       if (body === 429) res.setHeader('retry-after', '1');
       return writeResponse(res, gatewayError(body));
     }
     try {
-      if (isToken || route === undefined || fn === undefined) {
-        const { headers } = req;
-        const answer = await issuer.tokenEndpoint({
-          contentType: headers['content-type'],
-          authorization: headers.authorization,
-          body: body.toString('utf8'),
-        });
-        return writeResponse(res, answer);
-      }
-      const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
       const event = toEventV2(req, body, {
         requestId,
         routeKey: routeKey(route.operation),
@@ -127,7 +146,54 @@ export function routes(targets: {
       // HTTP API answers a failed or timed-out invocation with a plain 500.
       writeResponse(res, fromResultV2(await fn.invoke(event)));
     } finally {
-      bodyBudget.free += body.length;
+      budget.free += body.length;
     }
   };
+}
+
+/**
+ * `POST /oauth2/token`: a body past `tokenBodyMaxBytes` is refused before it is read or parsed,
+ * and an address that keeps failing client authentication waits (`429 slow_down`, with
+ * `Retry-After`) before its next try is even looked at. Refusals close the connection, since the
+ * body is left unread.
+ */
+async function tokenRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  targets: {
+    issuer: DevIssuer;
+    tokenBackoff: FailureBackoff;
+    budgetFor: (req: IncomingMessage) => Promise<BodyBudget>;
+    sourceIp: string;
+  },
+): Promise<void> {
+  const { issuer, tokenBackoff, budgetFor, sourceIp } = targets;
+  const refuse = (answer: GatewayResponse) => {
+    res.setHeader('connection', 'close');
+    writeResponse(res, answer);
+  };
+  if (Number(req.headers['content-length'] ?? 0) > tokenBodyMaxBytes) {
+    return refuse(oauthError(413, 'invalid_request'));
+  }
+  const wait = tokenBackoff.retryAfterSeconds(sourceIp);
+  // RFC 8628's `slow_down`: the registered OAuth error for a client that asks too often.
+  if (wait > 0) return refuse(oauthError(429, 'slow_down', { 'retry-after': String(wait) }));
+  const budget = await budgetFor(req);
+  const body = await readBody(req, budget, tokenBodyMaxBytes);
+  if (body === 413) return refuse(oauthError(413, 'invalid_request'));
+  if (body === 429) {
+    res.setHeader('retry-after', '1');
+    return refuse(gatewayError(429));
+  }
+  try {
+    const answer = await issuer.tokenEndpoint({
+      contentType: req.headers['content-type'],
+      authorization: req.headers.authorization,
+      body: body.toString('utf8'),
+    });
+    if (answer.statusCode === 401) tokenBackoff.failed(sourceIp);
+    writeResponse(res, answer);
+  } finally {
+    budget.free += body.length;
+  }
 }

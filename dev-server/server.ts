@@ -1,10 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
-import { gatewayError, writeResponse } from './http-gateway.ts';
+import { type GatewayResponse, gatewayError, writeResponse } from './http-gateway.ts';
 
 /** Answers one request that this server has let in; `requestId` is also in `apigw-requestid`. */
 export type RequestHandler = (
@@ -19,6 +26,7 @@ export interface ServerOptions {
   /** See `defaultLimits` in local-api.ts. */
   readonly requestTimeoutMs: number;
   readonly warmUpMs: number;
+  readonly maxConnections: number;
   readonly log: (line: string) => void;
 }
 
@@ -31,13 +39,19 @@ const shutdownGraceMs = 5_000;
  * The HTTP listener: it listens at once and holds each request until `handler` is ready, as API
  * Gateway holds one through a cold start. It answers only a `Host` that names this server, so a
  * page on another name that resolves to loopback (DNS rebinding) gets 421, and logs one line per
- * request with the path only: a client may put `?access_token=…` in the query string.
+ * request with the path only: a client may put `?access_token=…` in the query string. What Node
+ * answers by itself (a request it cannot parse, headers too large, a request too slow, an
+ * `Expect` it does not know) gets the gateway's `{"message": …}` body too. At most
+ * `maxConnections` connections are open at once; past it a new one is closed as it arrives.
  */
 export async function startServer(
   options: ServerOptions,
   handler: Promise<RequestHandler | undefined>,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const names = [...ownHostNames, bareHost(options.host)];
+  /** Requests let in and not yet answered, which close() lets finish on connections it ends. */
+  const inFlight = new Set<ServerResponse>();
+  let closing = false;
   const server = createServer(
     {
       requestTimeout: options.requestTimeoutMs,
@@ -55,13 +69,19 @@ export async function startServer(
       // Shaped like API Gateway's request ids, e.g. `JKJaXmPLvHcESHA=`.
       const requestId = randomBytes(11).toString('base64');
       res.setHeader('apigw-requestid', requestId);
+      // Once shutdown has begun, a request already under way is answered and its connection
+      // closed, so that no client sends another on it.
+      if (closing) res.setHeader('connection', 'close');
+      const host = toOriginForm(req);
       // Also the address the request came to, so that HOST=0.0.0.0 answers at this machine's IPs;
       // the socket's own port, since `server.address()` is null once the server has begun to close.
       const arrivedAt = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
-      if (!namesThisServer(req.headers.host, req.socket.localPort, [...names, arrivedAt])) {
+      if (!namesThisServer(host, req.socket.localPort, [...names, arrivedAt])) {
         res.setHeader('connection', 'close');
         return writeResponse(res, gatewayError(421));
       }
+      inFlight.add(res);
+      res.on('close', () => inFlight.delete(res));
       // The wait for the handler (only a request during warm-up really waits) has a bound that is
       // unref'd, so it never holds the process open, and cancelled once the race is decided, so
       // that no request leaves a timer behind.
@@ -84,9 +104,71 @@ export async function startServer(
         });
     },
   );
+  server.maxConnections = options.maxConnections;
+  server.on('clientError', answerClientError);
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('connection', 'close');
+    writeResponse(res, gatewayError(417));
+  });
   await listen(server, options.host, options.port);
   const url = baseUrl(options.host, (server.address() as AddressInfo).port);
-  return { url, close: () => closeServer(server) };
+  const close = () => {
+    closing = true;
+    // The answers still to come end their connections, so no client sends another request.
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+    return closeServer(server);
+  };
+  return { url, close };
+}
+
+/**
+ * RFC 9112 3.2.2: a request may name its target in absolute form (`POST http://host/plants`), and
+ * then its authority, not the `Host` header, names the host. The request is rewritten to origin
+ * form with that authority as its `Host`, so the route, the host check and the event see one
+ * request whichever form it came in. Returns the host the request names.
+ */
+function toOriginForm(req: IncomingMessage): string | undefined {
+  const absolute = /^http:\/\/([^/?#]*)([^#]*)/i.exec(req.url ?? '');
+  if (absolute === null) return req.headers.host;
+  const [, authority = '', rest = ''] = absolute;
+  req.url = rest.startsWith('/') ? rest : `/${rest}`;
+  req.headers.host = authority;
+  const at = req.rawHeaders.findIndex((name, index) => index % 2 === 0 && /^host$/i.test(name));
+  if (at < 0) req.rawHeaders.push('Host', authority);
+  else req.rawHeaders[at + 1] = authority;
+  return authority;
+}
+
+/**
+ * Node's own answers, to a request it could not read whole, in the gateway's shape: 431 for
+ * headers too large, 408 for a request too slow, 413 for chunk extensions too large, else 400.
+ * As Node's default, it writes only when no answer has begun on the connection, then closes it.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 431
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 408
+        : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? 413
+          : 400;
+  // The field Node's default handler reads to know whether an answer has begun on the socket.
+  const answering = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code !== 'ECONNRESET' && socket.writable && !answering?.headersSent) {
+    socket.write(rawResponse(gatewayError(status)));
+  }
+  socket.destroy(error);
+}
+
+function rawResponse({ statusCode, headers, body }: GatewayResponse): Buffer {
+  const lines = [
+    `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    `content-length: ${body.length}`,
+    'connection: close',
+  ];
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]);
 }
 
 function namesThisServer(host: string | undefined, port: number | undefined, names: string[]) {

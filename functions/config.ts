@@ -59,7 +59,8 @@ export function loadConfig(env: Env): Config {
       issuer,
       jwksUrl: url(env, envNames.jwksUrl, `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`),
       audiences: audiences(env),
-      requiredScope: env[envNames.scope]?.trim() || 'plants/write',
+      // Required: with three operations, a default would quietly give one of them another's scope.
+      requiredScope: required(env, envNames.scope),
     },
     dynamodb: {
       endpoint: url(

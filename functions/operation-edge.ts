@@ -10,6 +10,7 @@ import { errorAnswers } from './failures.ts';
 import { accessLog } from './http/access-log.ts';
 import { mapErrors } from './http/error-response.ts';
 import type { OutcomeCounters } from './http/request-metrics.ts';
+import { requireHttpEvent } from './http/require-http-event.ts';
 import { jsonLogger, type Logger } from './log.ts';
 
 /** What every operation's handler is built from; `Store` is the part of the port it calls. */
@@ -25,8 +26,9 @@ export type OperationDependencies<Store> = {
 
 /**
  * The steps every operation starts with, in order: the edge (the request's log line, counted under
- * the operation's `counters`, and every error mapped once), then the caller, authorized with the
- * operation's scope before anything reads the request. The operation adds its own steps after.
+ * the operation's `counters`, every error mapped once, and an event API Gateway would never send
+ * refused), then the caller, authorized with the operation's scope before anything reads the
+ * request. The operation adds its own steps after.
  */
 export function authorizedEdge(
   counters: OutcomeCounters,
@@ -40,5 +42,6 @@ export function authorizedEdge(
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
     .use(accessLog(log, service, counters))
     .use(mapErrors(log, errorAnswers))
+    .use(requireHttpEvent())
     .use(authorizeRequest(verifyToken, requiredScope));
 }

@@ -3,6 +3,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
+import {
+  deliveryDeadlineMs,
+  maxAttempts,
+  retryDelaysSeconds,
+  retryJitter,
+} from '../functions/deliver-webhook/delivery-policy.ts';
+import { newPlantEvent } from '../functions/deliver-webhook/new-plant-event.ts';
+import { signatureHeaders, signingKeyOf } from '../functions/deliver-webhook/signature.ts';
 import { pageLimits } from '../functions/list-plants/list-query.ts';
 import { operations } from '../functions/operations.ts';
 import {
@@ -14,6 +22,7 @@ import {
 } from '../functions/plants/new-plant.ts';
 import { int64 } from '../functions/plants/plant.ts';
 import { loadOpenApiExchanges } from '../scripts/openapi-exchange.ts';
+import { insertRecord } from './support/webhook-events.ts';
 
 type JsonSchema = {
   type?: string;
@@ -185,8 +194,7 @@ describe('openapi.yaml', () => {
     for (const status of ['413', '500', '503']) {
       expect(schemaOf(status)).toStrictEqual({ oneOf: [error, gateway] });
     }
-    for (const status of ['421', '429']) expect(schemaOf(status)).toStrictEqual(gateway);
-    expect(schemaOf('408')).toBeUndefined();
+    for (const status of ['408', '421', '429']) expect(schemaOf(status)).toStrictEqual(gateway);
     for (const [operation, success] of [
       [listPlants, '200'],
       [deletePlant, '204'],
@@ -209,10 +217,9 @@ describe('openapi.yaml', () => {
       for (const status of ['500', '503']) {
         expect(schemaOf(status, operation)).toStrictEqual({ oneOf: [error, gateway] });
       }
-      for (const status of ['413', '421', '429']) {
+      for (const status of ['408', '413', '421', '429']) {
         expect(schemaOf(status, operation)).toStrictEqual(gateway);
       }
-      expect(schemaOf('408', operation)).toBeUndefined();
     }
     expect(deletePlant.responses['204'].content).toBeUndefined();
     expect(
@@ -244,6 +251,38 @@ describe('openapi.yaml and the service on name and tag', () => {
       .tuple(fc.integer({ min: 0, max: max + 8 }), fc.array(units, { maxLength: max + 8 }))
       .map(([length, parts]) => [...parts.join('')].slice(0, length).join(''));
 
+  it.each([
+    ['name', limits.nameMaxLength],
+    ['tag', limits.tagMaxLength],
+  ])(
+    'counts a %s in code points, as the spec does: at most %i emoji beyond U+FFFF, each two UTF-16 code units',
+    async (field, max) => {
+      const spec = await loadOpenApiExchanges();
+      const operation = spec.operationOf({ method: 'POST', path: '/plants' });
+      if (operation === undefined) throw new Error('openapi.yaml has no POST /plants');
+      const body = (count: number) =>
+        JSON.stringify({ id: 1, name: 'Fern', [field]: '\u{1F33F}'.repeat(count) });
+      const serviceAccepts = (text: string) => {
+        try {
+          parseNewPlant(JSON.parse(text), text);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+
+      const answers = [max, max + 1].map((count) => [
+        serviceAccepts(body(count)),
+        spec.acceptsBody(operation, body(count)),
+      ]);
+
+      expect(answers).toStrictEqual([
+        [true, true],
+        [false, false],
+      ]);
+    },
+  );
+
   it('accepts exactly the names and tags the spec accepts, and answers a Plant the spec accepts', async () => {
     const spec = await loadOpenApiExchanges();
     const operation = spec.operationOf({ method: 'POST', path: '/plants' });
@@ -272,5 +311,65 @@ describe('openapi.yaml and the service on name and tag', () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe("openapi.yaml's new-plant webhook", () => {
+  const webhook = document.webhooks['/plant/webhook'].post;
+  const parameter = (ref: string) =>
+    document.components.parameters[ref.split('/').at(-1) ?? ''] as {
+      name: string;
+      in: string;
+      required: boolean;
+      schema: { pattern: string };
+    };
+
+  it("keeps the original's POST /plant/webhook: a NewPlant body, answered 200, signed instead of a token", () => {
+    expect(Object.keys(document.webhooks)).toStrictEqual(['/plant/webhook']);
+    expect(webhook.requestBody.content['application/json'].schema).toStrictEqual({
+      $ref: '#/components/schemas/NewPlant',
+    });
+    expect(webhook.responses['200'].description).toBe(
+      'Return a 200 status to indicate that the data was received successfully',
+    );
+    expect(webhook.security).toStrictEqual([]);
+  });
+
+  it('names the three Standard Webhooks headers, required, in the form the deliverer sends', () => {
+    const record = insertRecord({ id: '9223372036854775807', name: 'Fern' });
+    const event = newPlantEvent(JSON.stringify(record));
+    const key = signingKeyOf(`whsec_${Buffer.alloc(32, 1).toString('base64')}`);
+    const sent: Record<string, string> = signatureHeaders(key, event.webhookId, 1767225600, '{}');
+
+    const headers = (webhook.parameters as { $ref: string }[]).map(({ $ref }) => parameter($ref));
+
+    expect(headers.map(({ name }) => name)).toStrictEqual(Object.keys(sent));
+    for (const header of headers) {
+      expect(header).toMatchObject({ in: 'header', required: true });
+      expect(sent[header.name]).toMatch(new RegExp(header.schema.pattern));
+    }
+  });
+
+  it("states the deliverer's deadline and retry schedule, in numbers and in words", () => {
+    const words = (seconds: number) =>
+      seconds < 60
+        ? `${seconds} s`
+        : seconds < 3600
+          ? `${seconds / 60} min`
+          : `${seconds / 3600} h`;
+    const schedule = retryDelaysSeconds.map(words);
+
+    expect(webhook['x-delivery']).toStrictEqual({
+      deadlineSeconds: deliveryDeadlineMs / 1000,
+      retryDelaysSeconds: [...retryDelaysSeconds],
+      retryJitter,
+      maxAttempts,
+    });
+    const prose = webhook.description.replace(/\s+/g, ' ');
+    expect(prose).toContain(
+      `after ${schedule.slice(0, -1).join(', ')} and ${schedule.at(-1)} (each wait up to ${retryJitter * 100} % longer`,
+    );
+    expect(prose).toContain(`${maxAttempts} attempts`);
+    expect(prose).toContain(`within ${deliveryDeadlineMs / 1000} seconds`);
   });
 });

@@ -30,15 +30,17 @@ export function accessLog(
   const startedAt = new WeakMap<object, number>();
   const write: AccessLogStep = ({ event, context, response, error }) => {
     const started = startedAt.get(context);
+    // An invoker other than API Gateway may send no object at all; its line is written anyway.
+    const { requestContext, rawPath } = Object(event) as Partial<typeof event>;
     const status = response?.statusCode;
     const outcome = context.outcome ?? statusOutcome(status);
     const authFailureReason =
       error && 'reason' in error && typeof error.reason === 'string' ? error.reason : undefined;
     log('info', 'request', {
       requestId: context.awsRequestId,
-      apiRequestId: event.requestContext?.requestId,
-      method: event.requestContext?.http?.method,
-      path: event.rawPath,
+      apiRequestId: requestContext?.requestId,
+      method: requestContext?.http?.method,
+      path: rawPath,
       // The version that answered: the rollback alarms count a new version's answers by it.
       functionVersion: context.functionVersion,
       status,

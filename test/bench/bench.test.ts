@@ -23,8 +23,14 @@ type ColdRequestVariantFigures = {
 type Report = {
   coldRequest: {
     rttMs: number;
-    variants: Record<'floor' | 'bare' | 'shipped', ColdRequestVariantFigures>;
-    shippedOverBare: number;
+    floor: ColdRequestVariantFigures;
+    operations: {
+      operation: string;
+      variants: Record<'limit' | 'bare' | 'shipped', ColdRequestVariantFigures>;
+      shippedOverLimit: number;
+      limitOverBare: number;
+      shippedOverBare: number;
+    }[];
   }[];
   bundles: { name: string; bytes: number; gzipBytes: number }[];
   cold: { id: string; runs: number; initMedianMs: number; xFloor: number; xBare: number }[];
@@ -66,48 +72,97 @@ describe('npm run bench', () => {
     );
     expect(stdout).toContain('cold request over TLS');
     expect(stdout).toContain('targets (shipped');
+    // The LIMIT ratios come first, the BARE ratios beside them, one row per operation.
+    expect(stdout).toMatch(
+      /^cold request over TLS +RTT +FLOOR +LIMIT +BARE +shipped +shipped\/LIMIT +LIMIT\/BARE +shipped\/BARE$/m,
+    );
+    for (const operation of ['create-plant', 'list-plants', 'delete-plant']) {
+      expect(stdout).toMatch(
+        new RegExp(`^${operation} +0 ms( +\\d+ ms){4}( +\\d+\\.\\d\\d){3}$`, 'm'),
+      );
+    }
 
     const report = JSON.parse(await readFile(path.join(outDir, 'latest.json'), 'utf8')) as Report;
     expect(report.coldRequest.map((figure) => figure.rttMs)).toEqual([0]);
     const [coldRequest] = report.coldRequest;
-    for (const figures of Object.values(coldRequest?.variants ?? {})) {
-      expect(figures.runs).toBe(1);
+    expect(coldRequest?.operations.map((op) => op.operation)).toEqual([
+      'create-plant',
+      'list-plants',
+      'delete-plant',
+    ]);
+    const everyVariant = [
+      coldRequest?.floor,
+      ...(coldRequest?.operations ?? []).flatMap((op) => Object.values(op.variants)),
+    ];
+    expect(everyVariant).toHaveLength(10);
+    for (const figures of everyVariant) {
+      expect(figures?.runs).toBe(1);
+      if (!figures) continue;
       // Process start to the answer: init, the hand-over of the event, then the first invoke.
       expect(figures.totalMs).toBeGreaterThanOrEqual(figures.initMs + figures.firstInvokeMs - 0.2);
       // Every process spends CPU time to start; a figure of 0 would mean it was never read.
       expect(figures.cpuMs).toBeGreaterThan(0);
     }
-    // The shipped asset reached both TLS endpoints; BARE only DynamoDB; FLOOR nothing.
-    expect(coldRequest?.variants.shipped.connections).toBe(2);
-    expect(coldRequest?.variants.shipped.keySetMs).toBeGreaterThan(0);
-    expect(coldRequest?.variants.shipped.dynamoDbMs).toBeGreaterThan(0);
-    expect(coldRequest?.variants.shipped.tlsMs).toBeGreaterThan(0);
-    expect(coldRequest?.variants.bare.connections).toBe(1);
-    expect(coldRequest?.variants.floor.connections).toBe(0);
-    expect(Number.isFinite(coldRequest?.shippedOverBare)).toBe(true);
-    const names = ['floor', 'bare', 'shipped', 'shipped-noop-store'];
-    expect(report.bundles.map((bundle) => bundle.name)).toEqual(names);
+    expect(coldRequest?.floor.connections).toBe(0);
+    for (const op of coldRequest?.operations ?? []) {
+      // Shipped and LIMIT reach both TLS endpoints, the key set early; BARE only DynamoDB.
+      for (const variant of [op.variants.shipped, op.variants.limit]) {
+        expect(variant.connections).toBe(2);
+        expect(variant.keySetMs).toBeGreaterThan(0);
+        expect(variant.dynamoDbMs).toBeGreaterThan(0);
+        expect(variant.tlsMs).toBeGreaterThan(0);
+      }
+      expect(op.variants.bare.connections).toBe(1);
+      for (const ratio of [op.shippedOverLimit, op.limitOverBare, op.shippedOverBare]) {
+        expect(Number.isFinite(ratio) && ratio > 0).toBe(true);
+      }
+    }
+    expect(report.bundles.map((bundle) => bundle.name)).toEqual([
+      'floor',
+      'limit',
+      'bare',
+      'shipped',
+      'limit-list-plants',
+      'bare-list-plants',
+      'shipped-list-plants',
+      'limit-delete-plant',
+      'bare-delete-plant',
+      'shipped-delete-plant',
+      'shipped-noop-store',
+    ]);
     for (const bundle of report.bundles) {
       expect(bundle.bytes).toBeGreaterThan(0);
       expect(bundle.gzipBytes).toBeGreaterThan(0);
     }
     expect(report.cold.map((figure) => figure.id)).toEqual(
-      expect.arrayContaining(['floor', 'bare', 'shipped']),
+      expect.arrayContaining(['floor', 'limit', 'bare', 'shipped']),
     );
     for (const figure of report.cold) {
       expect(figure.runs).toBe(1);
       expect(figure.initMedianMs).toBeGreaterThan(0);
       expect(Number.isFinite(figure.xFloor) && Number.isFinite(figure.xBare)).toBe(true);
     }
-    expect(report.warm.map((figure) => figure.bundle)).toEqual(names);
+    expect(report.warm.map((figure) => figure.bundle)).toEqual([
+      'floor',
+      'limit',
+      'bare',
+      'shipped',
+      'shipped-noop-store',
+    ]);
     for (const figure of report.warm) {
       expect(figure.requests).toBe(20);
       expect(figure.p99Ms).toBeGreaterThanOrEqual(figure.medianMs);
       expect(figure.cpuMicrosPerInvoke).toBeGreaterThan(0);
       expect(figure.maxRssMiB).toBeGreaterThan(0);
     }
-    // Cold request at 0 ms (the only RTT run here), then the six import-only and warm targets.
-    expect(report.targets).toHaveLength(7);
+    // Cold request at 0 ms (the only RTT run here) for each operation against its LIMIT, then the
+    // six import-only and warm targets.
+    expect(report.targets.map((target) => target.target).slice(0, 3)).toEqual([
+      'cold request, create-plant, RTT 0 ms <= 1.05 x LIMIT',
+      'cold request, list-plants, RTT 0 ms <= 1.05 x LIMIT',
+      'cold request, delete-plant, RTT 0 ms <= 1.05 x LIMIT',
+    ]);
+    expect(report.targets).toHaveLength(9);
 
     const svg = await readFile(path.join(outDir, 'latest.svg'), 'utf8');
     expect(svg).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { baseUrl, LocalConfigError, loadLocalConfig } from '../../dev-server/config.ts';
+import {
+  baseUrl,
+  isLoopback,
+  LocalConfigError,
+  loadLocalConfig,
+  refuseWeakSecret,
+} from '../../dev-server/config.ts';
 
 describe('loadLocalConfig', () => {
   it('defaults to 127.0.0.1:3000, .data under the working directory and the local client', () => {
@@ -63,5 +69,54 @@ describe('baseUrl', () => {
     const result = baseUrl(host, 3000);
 
     expect(result).toBe(url);
+  });
+});
+
+describe('isLoopback', () => {
+  it.each(['127.0.0.1', '127.8.9.10', '::1', '[::1]', '::ffff:127.0.0.1', '127.1', 'localhost'])(
+    'calls %s loopback: every address it names is one only this machine can reach',
+    async (host) => {
+      const loopback = await isLoopback(host);
+
+      expect(loopback).toBe(true);
+    },
+  );
+
+  it.each(['0.0.0.0', '::', '10.0.0.1', '::ffff:10.0.0.1', '128.0.0.1'])(
+    'calls %s reachable from other machines',
+    async (host) => {
+      const loopback = await isLoopback(host);
+
+      expect(loopback).toBe(false);
+    },
+  );
+
+  it('refuses a name that resolves to nothing, naming HOST', async () => {
+    const checked = isLoopback('no-such-host.invalid');
+
+    await expect(checked).rejects.toThrow(LocalConfigError);
+    await expect(checked).rejects.toThrow('HOST no-such-host.invalid is not an address');
+  });
+});
+
+describe('refuseWeakSecret', () => {
+  const strong = 'x'.repeat(32);
+
+  it.each([
+    ['the published default', 'local-secret', /published default secret "local-secret"/],
+    ['a one-character secret', 'a', /shorter than 32 characters/],
+    ['a 31-character secret', 'x'.repeat(31), /shorter than 32 characters/],
+  ])('refuses %s off loopback', (_name, secret, why) => {
+    const refuse = () => refuseWeakSecret('0.0.0.0', false, secret);
+
+    expect(refuse).toThrow(LocalConfigError);
+    expect(refuse).toThrow(why);
+    expect(refuse).toThrow(/PLANTS_CLIENT_SECRET/);
+  });
+
+  it('takes a secret of 32 characters off loopback, and any secret on loopback', () => {
+    expect(() => refuseWeakSecret('0.0.0.0', false, strong)).not.toThrow();
+    expect(() => refuseWeakSecret('127.0.0.1', true, 'local-secret')).not.toThrow();
+    expect(() => refuseWeakSecret('127.0.0.1', true, 'a')).not.toThrow();
   });
 });

@@ -1,9 +1,10 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmod, lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DataDirInUseError,
@@ -21,6 +22,7 @@ import {
 } from '../../dev-server/issuer-files.ts';
 import { tempDataDir } from '../support/local-api-fixture.ts';
 
+const run = promisify(execFile);
 let dir: string;
 let removeDir: () => Promise<void>;
 
@@ -194,6 +196,43 @@ describe('the data directory is trusted only when only you can change it', () =>
     const loaded = loadOrCreateSigningKey(data);
 
     await expect(loaded).rejects.toThrow(`${signingKeyFile(data)} is a symbolic link`);
+  });
+
+  it('refuses a FIFO at the signing key, naming it, instead of waiting for a writer', async () => {
+    const data = join(dir, 'key-fifo');
+    await mkdir(join(data, 'issuer'), { recursive: true, mode: 0o700 });
+    await run('mkfifo', ['-m', '600', signingKeyFile(data)]);
+
+    const loaded = loadOrCreateSigningKey(data);
+
+    await expect(loaded).rejects.toThrow(DataDirUntrustedError);
+    await expect(loaded).rejects.toThrow(`${signingKeyFile(data)} is not a regular file`);
+  }, 5_000);
+
+  it.each(['lock', 'dynamodb', 'issuer'])(
+    'refuses %s/ inside it when that is a symbolic link, even to a directory of yours',
+    async (sub) => {
+      const data = join(dir, `linked-${sub}`);
+      const elsewhere = join(dir, `elsewhere-${sub}`);
+      await mkdir(data, { mode: 0o700 });
+      await mkdir(elsewhere, { mode: 0o700 });
+      await symlink(elsewhere, join(data, sub));
+
+      const locked = lockDataDir(data);
+
+      await expect(locked).rejects.toThrow(DataDirUntrustedError);
+      await expect(locked).rejects.toThrow(`${join(data, sub)} is a symbolic link`);
+    },
+  );
+
+  it('refuses a lock/ that group or others can write to', async () => {
+    const data = join(dir, 'shared-lock');
+    await mkdir(join(data, 'lock'), { recursive: true, mode: 0o700 });
+    await chmod(join(data, 'lock'), 0o777);
+
+    const locked = lockDataDir(data);
+
+    await expect(locked).rejects.toThrow(`${join(data, 'lock')} group or others can write to it`);
   });
 
   it('replaces a symlink at issuer.json instead of writing through it', async () => {

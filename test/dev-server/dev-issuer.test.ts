@@ -1,6 +1,8 @@
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../dev-server/local-api.ts';
+import { DevIssuer } from '../../dev-server/dev-issuer.ts';
+import { loadOrCreateSigningKey } from '../../dev-server/issuer-files.ts';
+import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
 import { client, startTestApi } from '../support/local-api-fixture.ts';
 
 const form = 'application/x-www-form-urlencoded';
@@ -151,5 +153,119 @@ describe('DevIssuer over HTTP', () => {
 
     expect(jwks.keys).toHaveLength(1);
     expect(Object.keys(jwks.keys[0] ?? {}).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+  });
+});
+
+describe('DevIssuer token endpoint against guessing and large bodies', () => {
+  let api: LocalApi;
+  const tokenFailures = { burst: 3, forgivenPerSecond: 2, maxAddresses: 100 };
+
+  beforeAll(async () => {
+    api = await startLocalApi({
+      host: '127.0.0.1',
+      port: 0,
+      client,
+      log: () => {},
+      limits: { tokenFailures },
+    });
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const ask = (authorization: string, body = 'grant_type=client_credentials') =>
+    fetch(`${api.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': form, authorization },
+      body,
+    });
+
+  it('makes an address that keeps guessing wait, with 429 slow_down and Retry-After, then lets it in again', async () => {
+    const guesses = [];
+    for (let i = 0; i < tokenFailures.burst; i++) {
+      guesses.push((await ask(basic(client.id, `guess-${i}`))).status);
+    }
+
+    const refused = await ask(basic(client.id, client.secret));
+    const wait = Number(refused.headers.get('retry-after'));
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    const later = await ask(basic(client.id, client.secret));
+
+    expect(guesses).toEqual([401, 401, 401]);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: 'slow_down' });
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(later.status).toBe(200);
+  });
+
+  it('answers a form over 4 KiB with 413 invalid_request before reading it, as sent or chunked', async () => {
+    const huge = `grant_type=client_credentials&pad=${'x'.repeat(9_900_000)}`;
+    const chunked = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(huge.slice(0, 5_000)));
+        controller.close();
+      },
+    });
+
+    const whole = await ask(basic(client.id, client.secret), huge);
+    const streamed = await fetch(`${api.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': form, authorization: basic(client.id, client.secret) },
+      body: chunked,
+      duplex: 'half',
+    } as RequestInit);
+    const small = await ask(
+      basic(client.id, client.secret),
+      `grant_type=client_credentials&pad=${'x'.repeat(4_000)}`,
+    );
+
+    expect(whole.status).toBe(413);
+    expect(await whole.json()).toEqual({ error: 'invalid_request' });
+    expect(streamed.status).toBe(413);
+    expect(await streamed.json()).toEqual({ error: 'invalid_request' });
+    expect(small.status).toBe(200);
+  });
+});
+
+describe('DevIssuer.vouchesFor', () => {
+  const issuer = 'http://127.0.0.1:3000';
+  let dev: DevIssuer;
+
+  beforeAll(async () => {
+    dev = new DevIssuer({ issuer, key: await loadOrCreateSigningKey(undefined), client });
+  });
+
+  it('vouches for a token it signed and for its client credentials in HTTP Basic', async () => {
+    const token = await dev.mintAccessToken();
+
+    expect(await dev.vouchesFor(`Bearer ${token}`)).toBe(true);
+    expect(await dev.vouchesFor(`bearer  ${token} `)).toBe(true);
+    expect(await dev.vouchesFor(basic(client.id, client.secret))).toBe(true);
+  });
+
+  it('vouches for nothing else: no header, a wrong secret, another key or issuer, an expired token', async () => {
+    const other = new DevIssuer({ issuer, key: await loadOrCreateSigningKey(undefined), client });
+    const elsewhere = new DevIssuer({
+      issuer: 'http://127.0.0.1:3001',
+      key: await loadOrCreateSigningKey(undefined),
+      client,
+    });
+    const expired = await new SignJWT({ scope: 'plants/write' })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer(issuer)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign((await loadOrCreateSigningKey(undefined)).privateKey);
+
+    const answers = await Promise.all([
+      dev.vouchesFor(undefined),
+      dev.vouchesFor('Bearer not.a.token'),
+      dev.vouchesFor(basic(client.id, 'nope')),
+      dev.vouchesFor(`Bearer ${await other.mintAccessToken()}`),
+      dev.vouchesFor(`Bearer ${await elsewhere.mintAccessToken()}`),
+      dev.vouchesFor(`Bearer ${expired}`),
+    ]);
+
+    expect(answers).toEqual([false, false, false, false, false, false]);
   });
 });

@@ -210,7 +210,11 @@ describe('startLocalApi under many slow uploads', () => {
       port: 0,
       client,
       log: () => {},
-      limits: { bodyBytesInFlight: budget, requestTimeoutMs: 1_000 },
+      limits: {
+        bodyBytesInFlight: budget,
+        unvouchedBodyBytesInFlight: budget,
+        requestTimeoutMs: 1_000,
+      },
     });
     token = await clientCredentialsToken(api);
   });
@@ -219,12 +223,16 @@ describe('startLocalApi under many slow uploads', () => {
     await api?.close();
   });
 
-  /** An upload that sends `sent` of its `length` bytes and then stalls. */
-  function stalledUpload(length: number, sent: number) {
+  /** An upload that sends `sent` of its `length` bytes and then stalls; with `bearer`, a token. */
+  function stalledUpload(length: number, sent: number, bearer?: string) {
     const answer = new Promise<number>((resolve, reject) => {
       const req = request(`${api.url}/plants`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': length },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': length,
+          ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
+        },
       });
       req.on('response', (res) => {
         res.resume();
@@ -242,7 +250,7 @@ describe('startLocalApi under many slow uploads', () => {
   it('answers 429 once the bodies held in memory reach the bound, and keeps what is stored', async () => {
     const plant = `{"id":7,"name":"Fern","padding":"${'x'.repeat(10_000)}"}`;
     expect((await createPlant(api, token, plant)).status).toBe(200);
-    const stalled = stalledUpload(budget, budget - 1_000);
+    const stalled = stalledUpload(budget, budget - 1_000, token);
     // Server and test share one event loop: a short wait lets the server read the stalled bytes.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
@@ -259,6 +267,30 @@ describe('startLocalApi under many slow uploads', () => {
     expect(replay.status).toBe(200);
   });
 
+  it('keeps uploads without credentials to a share of their own: four stalled ones deny no authorized create or token request', async () => {
+    const share = budget / 4;
+    const stalled = [0, 1, 2, 3].map(() => stalledUpload(share, share - 100));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const authorized = await createPlant(
+      api,
+      token,
+      `{"id":9,"name":"Moss","padding":"${'x'.repeat(10_000)}"}`,
+    );
+    const tokenAnswer = await fetch(`${api.url}/oauth2/token`, tokenRequest);
+    const anonymous = await createPlant(api, undefined, `{"padding":"${'x'.repeat(10_000)}"}`);
+    const stalledStatus = await Promise.race([...stalled, 'still uploading']);
+    for (const stop of stall.splice(0)) stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const anonymousLater = await createPlant(api, undefined, '{"id":10,"name":"Fern"}');
+
+    expect(stalledStatus).toBe('still uploading');
+    expect(authorized.status).toBe(200);
+    expect(tokenAnswer.status).toBe(200);
+    expect(anonymous.status).toBe(429);
+    expect(anonymousLater.status).toBe(401);
+  });
+
   it('times out a body that stops coming with 408 and gives its bytes back', async () => {
     const status = await stalledUpload(budget, budget - 1_000);
     const next = await createPlant(
@@ -273,6 +305,38 @@ describe('startLocalApi under many slow uploads', () => {
 });
 
 describe('startLocalApi while it closes', () => {
+  it('finishes a request in flight with Connection: close, and serves nothing sent after shutdown began on that connection', async () => {
+    const api = await startLocalApi({
+      host: '127.0.0.1',
+      port: 0,
+      client,
+      log: () => {},
+      handlers: everyHandler('misbehaving-handler.ts'),
+    });
+    const { port } = new URL(api.url);
+    const create = (behave: string) =>
+      `POST /plants HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-behave: ${behave}\r\n` +
+      'content-type: application/json\r\ncontent-length: 2\r\n\r\n{}';
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let answers = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      answers += chunk;
+    });
+
+    // The function takes 300 ms: the first request is in flight when shutdown begins.
+    socket.write(create('slow'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = api.close();
+    socket.write(create('echo'));
+    await new Promise((resolve) => socket.once('close', resolve));
+    await closing;
+
+    const statusLines = answers.match(/^HTTP\/1\.1 .*$/gm) ?? [];
+    expect(statusLines).toEqual(['HTTP/1.1 201 Created']);
+    expect(answers).toMatch(/^connection: close\r$/im);
+  });
+
   it('still checks the Host of a request whose headers complete after close() has begun', async () => {
     // A connection with a request under way, its headers not yet complete.
     const api = await startLocalApi({ host: '127.0.0.1', port: 0, client, log: () => {} });

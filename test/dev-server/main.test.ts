@@ -66,7 +66,7 @@ describe('npm start (dev-server/main.ts)', () => {
   });
 
   it('keeps a secret of your own off the screen, and warns when other machines can reach it', async () => {
-    const secret = 'my-own-secret-4f2a';
+    const secret = 'my-own-secret-4f2a9c1e7b3d5a8f6e2c0d4b';
     const child = spawn(process.execPath, [mainScript], {
       env: {
         PATH: process.env.PATH ?? '',
@@ -102,5 +102,29 @@ describe('npm start (dev-server/main.ts)', () => {
 
     expect(code).toBe(1);
     expect(stderr).toMatch(/Could not start the local API: HOST 0\.0\.0\.0 .*PLANTS_CLIENT_SECRET/);
+  });
+
+  it('refuses a HOST other machines can reach while the client secret is short, and says how to make one', async () => {
+    const child = spawn(process.execPath, [mainScript], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '0.0.0.0',
+        PORT: '0',
+        PLANTS_DATA_DIR: 'memory',
+        PLANTS_CLIENT_SECRET: 'a',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/HOST 0\.0\.0\.0 .*shorter than 32 characters/);
+    expect(stderr).toContain('randomBytes(32)');
+    expect(stderr).not.toMatch(/^\s+at /m);
   });
 });

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
@@ -15,6 +16,7 @@ const jwtShape = /^[\w-]+\.[\w-]+\.[\w-]+\n$/;
 function runTokenCli(env: Record<string, string>) {
   // process.execPath is the Node 24 that runs vitest, which strips the CLI's types itself.
   return run(process.execPath, [tokenCli], {
+    timeout: 5_000,
     env: {
       PATH: process.env.PATH ?? '',
       PLANTS_CLIENT_ID: client.id,
@@ -77,6 +79,24 @@ describe('token CLI (npm run -s token)', () => {
       await memoryApi.close();
     }
   });
+
+  it('refuses a FIFO at the signing key on stderr, with exit code 1, instead of hanging', async () => {
+    const { dir: fifoDir, remove } = await tempDataDir();
+    try {
+      await mkdir(join(fifoDir, 'issuer'), { mode: 0o700 });
+      await run('mkfifo', ['-m', '600', signingKeyFile(fifoDir)]);
+
+      const failed = runTokenCli({ PLANTS_DATA_DIR: fifoDir });
+
+      await expect(failed).rejects.toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: expect.stringContaining(`${signingKeyFile(fifoDir)} is not a regular file`),
+      });
+    } finally {
+      await remove();
+    }
+  }, 10_000);
 
   it('explains on stderr, with exit code 1, that memory mode needs the server running', async () => {
     const failed = runTokenCli({ PLANTS_DATA_DIR: 'memory', PORT: '1' });

@@ -71,7 +71,7 @@ describe('loadOpenApiExchanges: checking answers against openapi.yaml', () => {
       { ...json, 'retry-after': '1' },
       '{"error":503,"message":"Busy"}',
     ],
-    ["the local server's 408, with no body", 408, {}, ''],
+    ["the local server's 408", 408, json, '{"message":"Request Timeout"}'],
   ])('accepts %s', (_case, status, headers, body) => {
     expect(problems({ status, headers, body })).toStrictEqual([]);
   });
@@ -109,8 +109,9 @@ describe('loadOpenApiExchanges: checking answers against openapi.yaml', () => {
     ],
     [
       'a body where none is documented',
-      { status: 408, headers: json, body: '{}' },
+      { status: 204, headers: { ...json, 'cache-control': 'no-store' }, body: '{}' },
       /^a body where the spec documents none$/,
+      { method: 'DELETE', path: '/plants/7' },
     ],
     [
       'a required header absent',
@@ -131,8 +132,8 @@ describe('loadOpenApiExchanges: checking answers against openapi.yaml', () => {
       { status: 200, headers: { ...json, 'cache-control': 'max-age=60' }, body: '{"name":"x"}' },
       /^header Cache-Control: "max-age=60" # fails const/,
     ],
-  ])('names %s', (_case, answer, problem) => {
-    expect(problems(answer)).toStrictEqual([expect.stringMatching(problem)]);
+  ])('names %s', (_case, answer, problem, route?: { method: string; path: string }) => {
+    expect(problems(answer, route)).toStrictEqual([expect.stringMatching(problem)]);
   });
 
   it('judges a route the spec does not list by x-unmatched-route-responses', () => {

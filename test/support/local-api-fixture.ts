@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../dev-server/local-api.ts';
 import { operations } from '../../functions/operations.ts';
 
-export const client = { id: 'test-client', secret: 'test-secret' } as const;
+/** Its secret is strong enough for a server other machines can reach (`minExposedSecretLength`). */
+export const client = {
+  id: 'test-client',
+  secret: 'test-secret-0f6c2d8e9a4b4f1d8c3e7a5b',
+} as const;
 
 /** A fresh temporary data directory, removed by the returned function. */
 export async function tempDataDir(): Promise<{ dir: string; remove: () => Promise<void> }> {

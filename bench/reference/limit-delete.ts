@@ -1,0 +1,19 @@
+import { answer, type Event, failure, isInt64 } from './limit-answers.ts';
+import { dynamoDb, refusal } from './limit-runtime.ts';
+
+/**
+ * LIMIT for DELETE /plants/{id}: the token, the id in canonical int64 form, one DeleteItem, and
+ * 204 whether or not the plant was there (docs/decisions/0081-delete-absent-is-204.md).
+ */
+export const handler = async (event: Event) => {
+  const refused = await refusal(event, 'plants/write');
+  if (refused) return refused;
+  const id = event.pathParameters?.id ?? '';
+  if (!isInt64(id)) return failure(400, 'id must be an integer from -2^63 to 2^63-1, as written');
+  const deleted = await dynamoDb('DeleteItem', { Key: { id: { N: id } } });
+  if (deleted.status !== 200) {
+    throw new Error(`DeleteItem answered ${deleted.status}: ${deleted.output.__type}`);
+  }
+  const { 'content-type': _none, ...headers } = answer(204).headers;
+  return { statusCode: 204, headers };
+};

@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { open, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalApi } from '../../dev-server/local-api.ts';
+import { StoreDamagedError } from '../../dev-server/store-check.ts';
+import {
+  client,
+  clientCredentialsToken,
+  createPlant,
+  startTestApi,
+  tempDataDir,
+} from '../support/local-api-fixture.ts';
+
+const mainScript = fileURLToPath(new URL('../../dev-server/main.ts', import.meta.url));
+
+let removeDirs: (() => Promise<void>)[] = [];
+
+afterAll(async () => {
+  for (const remove of removeDirs) await remove();
+  removeDirs = [];
+});
+
+/** A data directory whose store the dev server wrote `count` plants to and closed cleanly. */
+async function writtenStore(count: number): Promise<string> {
+  const { dir, remove } = await tempDataDir();
+  removeDirs.push(remove);
+  const api = await startTestApi(dir);
+  const token = await clientCredentialsToken(api);
+  for (let first = 1; first <= count; first += 50) {
+    const ids = Array.from({ length: Math.min(50, count - first + 1) }, (_, i) => first + i);
+    const answers = await Promise.all(
+      ids.map((id) => createPlant(api, token, `{"id":${id},"name":"Plant ${id}"}`)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
+  }
+  await api.close();
+  return dir;
+}
+
+/** Every file of the store and a digest of its bytes, to show that nothing in it changed. */
+async function snapshot(store: string): Promise<Record<string, string>> {
+  const names = (await readdir(store)).filter((name) => name !== 'LOCK').sort();
+  const digests = await Promise.all(
+    names.map(async (name) => [
+      name,
+      createHash('sha256')
+        .update(await readFile(join(store, name)))
+        .digest('hex'),
+    ]),
+  );
+  return Object.fromEntries(digests);
+}
+
+function start(dir: string) {
+  return startLocalApi({ host: '127.0.0.1', port: 0, dataDir: dir, client, log: () => {} });
+}
+
+describe('startLocalApi on a store LevelDB cannot read completely', () => {
+  let dir: string;
+  let store: string;
+
+  beforeAll(async () => {
+    dir = await writtenStore(300);
+    store = join(dir, 'dynamodb');
+  }, 60_000);
+
+  it('refuses a write-ahead log with a checksum error, naming it and what to do, and changes nothing', async () => {
+    const [log] = (await readdir(store)).filter((name) => name.endsWith('.log'));
+    const handle = await open(join(store, log ?? ''), 'r+');
+    const byte = Buffer.alloc(1);
+    await handle.read(byte, 0, 1, 5_000);
+    await handle.write(Buffer.from([(byte[0] ?? 0) ^ 0xff]), 0, 1, 5_000);
+    await handle.close();
+    const before = await snapshot(store);
+
+    const first = start(dir);
+    await expect(first).rejects.toThrow(StoreDamagedError);
+    await expect(first).rejects.toThrow(
+      new RegExp(
+        `^The store ${store} is damaged: .*${join(store, log ?? '')}: dropping \\d+ bytes; Corruption: checksum mismatch.*mv ${store} ${store}\\.damaged`,
+      ),
+    );
+    const again = start(dir);
+
+    await expect(again).rejects.toThrow(StoreDamagedError);
+    expect(await snapshot(store)).toEqual(before);
+    expect((await readdir(dir)).sort()).toEqual(['dynamodb', 'issuer', 'lock']);
+  });
+});
+
+describe('npm start on a store whose CURRENT is damaged', () => {
+  it('exits 1 naming the store and what to do, with no stack trace', async () => {
+    const dir = await writtenStore(10);
+    await writeFile(join(dir, 'dynamodb', 'CURRENT'), 'MANIFEST-00000');
+
+    const child = spawn(process.execPath, [mainScript], {
+      env: { PATH: process.env.PATH ?? '', PORT: '0', PLANTS_DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      new RegExp(
+        `^Could not start the local API: The store ${join(dir, 'dynamodb')} is damaged: .*CURRENT.*\\. Nothing in it has been changed\\.`,
+      ),
+    );
+    expect(stderr).not.toMatch(/^\s+at /m);
+  }, 30_000);
+});
+
+describe('startLocalApi on a store whose server was killed', () => {
+  it('starts and keeps every create that got a 200 (a killed server is not a damaged store)', async () => {
+    const { dir, remove } = await tempDataDir();
+    removeDirs.push(remove);
+    const child = spawn(process.execPath, [mainScript], {
+      env: { PATH: process.env.PATH ?? '', PORT: '0', PLANTS_DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const banner = await new Promise<string>((resolve) => {
+      let output = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Ctrl-C')) resolve(output);
+      });
+    });
+    const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
+    const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1] ?? '';
+    const stored: number[] = [];
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+
+    const writers = Array.from({ length: 8 }, async (_, writer) => {
+      for (let id = writer; ; id += 8) {
+        const answer = await fetch(`${url}/plants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: `{"id":${id},"name":"Plant ${id}"}`,
+        }).catch(() => undefined);
+        if (answer?.status !== 200) return;
+        stored.push(id);
+        if (stored.length === 200) child.kill('SIGKILL');
+      }
+    });
+    await Promise.all(writers);
+    await exited;
+    const api = await start(dir);
+
+    try {
+      const token = await clientCredentialsToken(api);
+      // A create of a stored id under another name is a 409; of a lost one, a 200.
+      const answers = await Promise.all(
+        stored.map((id) => createPlant(api, token, `{"id":${id},"name":"Other"}`)),
+      );
+
+      expect(stored.length).toBeGreaterThanOrEqual(200);
+      expect(answers.filter((answer) => answer.status !== 409)).toEqual([]);
+    } finally {
+      await api.close();
+    }
+  }, 60_000);
+});
