@@ -18,6 +18,7 @@ import {
 } from './cold-request.ts';
 import { median, percentile, round } from './stats.ts';
 import type { WarmJob, WarmResult } from './warm-invoke.ts';
+import { reportWebhookLatency } from './webhook-latency.ts';
 
 /**
  * `npm run bench`: builds every operation's shipped bundle and its LIMIT and BARE references, and
@@ -50,6 +51,8 @@ const { values: flags } = parseArgs({
     swap: { type: 'string', multiple: true, default: [] },
     /** The operations whose cold request is measured (repeatable); all of them by default. */
     operation: { type: 'string', multiple: true, default: operations.map(({ name }) => name) },
+    /** Creates timed from their 200 to their webhook event under `npm start`; 0 skips it. */
+    'webhook-creates': { type: 'string', default: '200' },
   },
 });
 
@@ -513,6 +516,10 @@ try {
   await writeFile(path.join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(path.join(outDir, 'latest.svg'), chart);
   log(`wrote ${path.join(outDir, 'latest.json')} and latest.svg`);
+
+  // The new-plant webhook on this machine (bench/webhook-latency.ts).
+  const webhookCreates = Number(flags['webhook-creates']);
+  if (webhookCreates > 0) await reportWebhookLatency({ creates: webhookCreates, outDir });
 } finally {
   store.stop();
   await issuer.close();

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { webhookSecretProblem, webhookUrlProblem } from './webhook/webhook-secret.ts';
 
 /** How `npm start` and `npm run -s token` are configured, read once from the environment. */
 export interface LocalConfig {
@@ -10,6 +11,8 @@ export interface LocalConfig {
   readonly dataDir: string | undefined;
   /** The one OAuth 2.0 client the local issuer knows, like the app client of the Cognito user pool. */
   readonly client: { readonly id: string; readonly secret: string };
+  /** Where new plants' events go, and the secret they are signed with (generated when absent). */
+  readonly webhook: { readonly url: string; readonly secret: string | undefined } | undefined;
 }
 
 export const defaults = {
@@ -41,6 +44,7 @@ export function loadLocalConfig(
       id: readClientCredential(env, 'PLANTS_CLIENT_ID') ?? defaults.clientId,
       secret: readClientCredential(env, 'PLANTS_CLIENT_SECRET') ?? defaults.clientSecret,
     },
+    webhook: readWebhook(env),
   };
 }
 
@@ -118,6 +122,18 @@ function readPort(env: NodeJS.ProcessEnv): number {
     throw new LocalConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function readWebhook(env: NodeJS.ProcessEnv): LocalConfig['webhook'] {
+  const url = nonEmpty(env, 'PLANTS_WEBHOOK_URL');
+  const secret = nonEmpty(env, 'PLANTS_WEBHOOK_SECRET');
+  const urlProblem = url === undefined ? undefined : webhookUrlProblem(url);
+  if (urlProblem !== undefined) throw new LocalConfigError(`PLANTS_WEBHOOK_URL ${urlProblem}`);
+  const secretProblem = secret === undefined ? undefined : webhookSecretProblem(secret);
+  // The value is a secret: the message never repeats it.
+  if (secretProblem !== undefined)
+    throw new LocalConfigError(`PLANTS_WEBHOOK_SECRET ${secretProblem}`);
+  return url === undefined ? undefined : { url, secret };
 }
 
 function readClientCredential(env: NodeJS.ProcessEnv, name: string): string | undefined {

@@ -1,6 +1,68 @@
-// dynalite 4 ships no typings; this covers the one call the local stand-in makes.
+// dynalite 4 ships no typings; this covers the calls the local stand-ins make.
 declare module 'dynalite' {
   import type { Server } from 'node:http';
   /** `path`: the LevelDB directory, in memory when absent. */
   export default function dynalite(options?: { path?: string; createTableMs?: number }): Server;
+}
+
+/**
+ * dynalite's store module, which `dynalite()` calls to open its LevelDB (`level` 10, an
+ * abstract-level 3 database: classic-level on disk, memory-level in memory). Only what the table
+ * stream stand-in uses (dev-server/webhook/table-stream.ts).
+ */
+declare module 'dynalite/db/index.js' {
+  /** One write as abstract-level takes it; keys are strings here (utf8), values JSON. */
+  export interface LevelOperation {
+    readonly type: 'put' | 'del';
+    readonly key: string;
+    readonly value?: unknown;
+    readonly keyEncoding?: 'utf8';
+    readonly valueEncoding?: 'json';
+    /** Set when the write came through a sublevel; the stand-ins use none. */
+    readonly sublevel?: unknown;
+  }
+
+  export interface LevelDatabase {
+    readonly status: string;
+    readonly hooks: {
+      /** Synchronous; what `batch.add` adds commits in the same batch as `op`. */
+      readonly prewrite: {
+        add(fn: PrewriteHook): void;
+        delete(fn: PrewriteHook): void;
+      };
+    };
+    open(): Promise<void>;
+    /** dynalite wraps it; called without a callback it returns the write's promise. */
+    batch(operations: LevelOperation[]): Promise<void>;
+    get(key: string): Promise<unknown>;
+    iterator(options: {
+      gt?: string;
+      gte?: string;
+      lt?: string;
+      limit?: number;
+      reverse?: boolean;
+    }): AsyncIterableIterator<[string, unknown]> & { close(): Promise<void> };
+    /** After a write has committed, with the operations it committed (hooks' additions included). */
+    on(event: 'write', listener: (operations: LevelOperation[]) => void): void;
+    off(event: 'write', listener: (operations: LevelOperation[]) => void): void;
+  }
+
+  export type PrewriteHook = (
+    op: LevelOperation,
+    batch: { add(op: LevelOperation): unknown },
+  ) => void;
+
+  export interface DynaliteStore {
+    readonly db: LevelDatabase;
+  }
+
+  export function create(options: object): DynaliteStore;
+  /** DynamoDB's item size rules (attribute names and values), as dynalite applies its 400 KB limit. */
+  export function itemSize(item: object): number;
+
+  const dynaliteDb: {
+    create: typeof create;
+    itemSize: typeof itemSize;
+  };
+  export default dynaliteDb;
 }

@@ -1,11 +1,14 @@
 import { once } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import dynaliteDb, { type DynaliteStore, type LevelDatabase } from 'dynalite/db/index.js';
 import { checkStore } from './store-check.ts';
 
 /** Dummy credentials: dynalite checks that a request is SigV4-signed, not by whom. */
@@ -23,9 +26,9 @@ export const localAwsCredentials = {
 export async function startDynamoDb(options: {
   readonly dir?: string | undefined;
   readonly tableName: string;
-}): Promise<{ endpoint: string; close(): Promise<void> }> {
+}): Promise<{ endpoint: string; level: LevelDatabase; close(): Promise<void> }> {
   if (options.dir) await checkStore(options.dir);
-  const server = dynalite({ ...(options.dir && { path: options.dir }), createTableMs: 0 });
+  const { server, level } = openDynalite({ ...(options.dir && { path: options.dir }) });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -46,6 +49,7 @@ export async function startDynamoDb(options: {
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
+    await untilActive(client, options.tableName);
   } catch (error) {
     // The table is already there: kept from an earlier run.
     if (!(error instanceof ResourceInUseException)) {
@@ -55,5 +59,40 @@ export async function startDynamoDb(options: {
   } finally {
     client.destroy();
   }
-  return { endpoint, close };
+  return { endpoint, level, close };
+}
+
+/**
+ * Waits for a new table to be ACTIVE, as a client of DynamoDB does: dynalite answers CreateTable
+ * with the table CREATING and marks it ACTIVE in a later write, and until then a PutItem is a
+ * ResourceNotFoundException, which a busy machine does see.
+ */
+export async function untilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  for (let waited = 0; waited < 5_000; waited += 5) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`The table ${tableName} did not become ACTIVE`);
+}
+
+/**
+ * dynalite's server, and the LevelDB it keeps its tables in, which only the table stream stand-in
+ * reads and writes (dev-server/webhook/table-stream.ts): `dynalite()` opens it through its store
+ * module's `create`, called once and synchronously, which is wrapped for that one call.
+ */
+function openDynalite(options: { path?: string }): { server: Server; level: LevelDatabase } {
+  const create = dynaliteDb.create;
+  let store: DynaliteStore | undefined;
+  dynaliteDb.create = (storeOptions) => {
+    store = create(storeOptions);
+    return store;
+  };
+  try {
+    const server = dynalite({ ...options, createTableMs: 0 });
+    if (store === undefined) throw new Error('dynalite opened no store: its version changed?');
+    return { server, level: store.db };
+  } finally {
+    dynaliteDb.create = create;
+  }
 }

@@ -5,11 +5,16 @@ import { envNames } from '../functions/config.ts';
 import { functionSettings } from '../infra/function-settings.ts';
 import { localAwsCredentials } from './dynamodb.ts';
 
-export interface LocalFunction {
+export interface LocalFunction<Event = APIGatewayProxyEventV2> {
   /** The handler's result; `undefined` when it threw, timed out or crashed (API Gateway's 500). */
-  invoke(event: APIGatewayProxyEventV2): Promise<unknown>;
+  invoke(event: Event): Promise<unknown>;
+  /** The same, telling a failed invocation from a handler that returned `undefined`. */
+  run(event: Event): Promise<Invocation>;
   stop(): Promise<void>;
 }
+
+/** How one invocation ended: the handler's result, or an error, a timeout or a crash. */
+export type Invocation = { readonly ok: true; readonly result: unknown } | { readonly ok: false };
 
 export class FunctionInitError extends Error {
   constructor(message: string) {
@@ -51,7 +56,7 @@ export interface FunctionSettings {
  * line, as it reaches CloudWatch. Resolves once the handler has loaded, so a handler that cannot
  * load fails `npm start` at once.
  */
-export async function startFunction(
+export function startFunction(
   settings: FunctionSettings,
   log: (line: string) => void,
 ): Promise<LocalFunction> {
@@ -63,17 +68,27 @@ export async function startFunction(
     [envNames.audiences]: settings.audience,
     [envNames.scope]: settings.scope,
     [envNames.dynamodbEndpoint]: settings.dynamodbEndpoint,
+  };
+  const { handlerUrl, functionName } = settings;
+  return startWorker({ handlerUrl, functionName, env, ...functionSettings }, log);
+}
+
+/**
+ * Any handler module in a worker, as `startFunction` describes, with `env` and Lambda's own
+ * variables (region, dummy credentials, function name) as its whole environment.
+ */
+export async function startWorker<Event = APIGatewayProxyEventV2>(
+  options: WorkerSettings & { readonly env: Readonly<Record<string, string>> },
+  log: (line: string) => void,
+): Promise<LocalFunction<Event>> {
+  const { env: functionEnv, ...workerData } = options;
+  const { functionName, timeoutSeconds } = workerData;
+  const env = {
+    ...functionEnv,
     AWS_REGION: localAwsCredentials.region,
     AWS_ACCESS_KEY_ID: localAwsCredentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: localAwsCredentials.secretAccessKey,
-    AWS_LAMBDA_FUNCTION_NAME: settings.functionName,
-  };
-  const { memoryMb, timeoutSeconds } = functionSettings;
-  const workerData: WorkerSettings = {
-    handlerUrl: settings.handlerUrl,
-    functionName: settings.functionName,
-    memoryMb,
-    timeoutSeconds,
+    AWS_LAMBDA_FUNCTION_NAME: functionName,
   };
   const worker = new Worker(new URL('./function-worker.ts', import.meta.url), {
     workerData,
@@ -82,13 +97,17 @@ export async function startFunction(
   });
   createInterface({ input: worker.stdout }).on('line', log);
   const loaded = Promise.withResolvers<void>();
-  const pending = new Map<number, (result: unknown) => void>();
+  const pending = new Map<number, (invocation: Invocation) => void>();
   let exited = false;
   // One listener for the worker's life: Node stops delivering a worker's messages promptly once
   // all its 'message' listeners have been removed, even if one is added again later.
   worker.on('message', (message: FromWorker) => {
-    if ('id' in message) pending.get(message.id)?.(message.result);
-    else if (message.initError === undefined) loaded.resolve();
+    if ('id' in message) {
+      // The worker leaves `result` out when the handler threw.
+      const invocation: Invocation =
+        'result' in message ? { ok: true, result: message.result } : { ok: false };
+      pending.get(message.id)?.(invocation);
+    } else if (message.initError === undefined) loaded.resolve();
     else loaded.reject(new FunctionInitError(message.initError));
   });
   worker.on('error', (error) => {
@@ -98,30 +117,33 @@ export async function startFunction(
     // Lambda would start a fresh environment; here the next requests get 500 until a restart.
     exited = true;
     loaded.reject(new FunctionInitError(`its worker exited with code ${code}`));
-    for (const settle of pending.values()) settle(undefined);
+    for (const settle of pending.values()) settle({ ok: false });
   });
   await loaded.promise;
 
   const timeoutMs = timeoutSeconds * 1000;
   let nextId = 0;
-  return {
-    invoke: (event) => {
-      if (exited) return Promise.resolve(undefined);
-      const id = nextId++;
-      return new Promise((resolve) => {
-        // Lambda stops an invocation at the function timeout; here the late result is dropped.
-        const timer = setTimeout(() => {
-          console.error(`local function: task timed out after ${timeoutMs} ms`);
-          pending.get(id)?.(undefined);
-        }, timeoutMs);
-        pending.set(id, (result) => {
-          clearTimeout(timer);
-          pending.delete(id);
-          resolve(result);
-        });
-        worker.postMessage({ id, event });
+  const run = (event: Event): Promise<Invocation> => {
+    if (exited) return Promise.resolve({ ok: false });
+    const id = nextId++;
+    return new Promise((resolve) => {
+      // Lambda stops an invocation at the function timeout; here the late result is dropped.
+      const timer = setTimeout(() => {
+        console.error(`local function: task timed out after ${timeoutMs} ms`);
+        pending.get(id)?.({ ok: false });
+      }, timeoutMs);
+      pending.set(id, (invocation) => {
+        clearTimeout(timer);
+        pending.delete(id);
+        resolve(invocation);
       });
-    },
+      worker.postMessage({ id, event });
+    });
+  };
+  return {
+    run,
+    invoke: (event) =>
+      run(event).then((invocation) => (invocation.ok ? invocation.result : undefined)),
     stop: () => worker.terminate().then(() => undefined),
   };
 }

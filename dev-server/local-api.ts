@@ -9,6 +9,12 @@ import { type LocalFunction, startFunction } from './function-host.ts';
 import { loadOrCreateSigningKey, recordIssuer } from './issuer-files.ts';
 import { routes } from './routes.ts';
 import { type RequestHandler, startServer } from './server.ts';
+import {
+  type LocalWebhook,
+  type LocalWebhookOptions,
+  startLocalWebhook,
+} from './webhook/local-webhook.ts';
+import { loadOrCreateWebhookSecret } from './webhook/webhook-secret.ts';
 
 export const localTableName = 'plants';
 
@@ -45,6 +51,13 @@ export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
    */
   readonly handlers?: { readonly [name in OperationName]?: string };
   readonly limits?: Partial<LocalLimits>;
+  /**
+   * Delivers each new plant's event to `url` (docs/local-development.md#webhooks-locally);
+   * without a `secret`, one is generated and kept in the data directory.
+   */
+  readonly webhook?:
+    | (Omit<LocalWebhookOptions, 'secret'> & { readonly secret?: string | undefined })
+    | undefined;
 }
 
 export interface LocalApi {
@@ -54,6 +67,8 @@ export interface LocalApi {
   readonly loopbackOnly: boolean;
   readonly issuer: DevIssuer;
   readonly dataDir: string | undefined;
+  /** The webhook's queues and the secret it signs with, when `webhook` was given. */
+  readonly webhook: (LocalWebhook & { readonly secret: string }) | undefined;
   /** Finishes requests in flight, stops the functions, flushes the store, unlocks the directory. */
   close(): Promise<void>;
 }
@@ -86,6 +101,19 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const storeDir = dataDir && join(dataDir, 'dynamodb');
     const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
     stops.push(() => dynamodb.close());
+    // Before any function can write, so that the stream records every new item.
+    let webhook: LocalApi['webhook'];
+    if (options.webhook !== undefined) {
+      const secret = options.webhook.secret ?? (await loadOrCreateWebhookSecret(dataDir));
+      const started = await startLocalWebhook({
+        level: dynamodb.level,
+        tableName: localTableName,
+        webhook: { ...options.webhook, secret },
+        log,
+      });
+      stops.push(() => started.close());
+      webhook = Object.assign(started, { secret });
+    }
 
     const server = await startServer({ host, port, log, ...limits }, handler.promise);
     stops.push(() => server.close());
@@ -132,7 +160,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
 
     let closing: Promise<void> | undefined;
     const close = () => (closing ??= stopAll());
-    return { url: server.url, loopbackOnly, issuer, dataDir, close };
+    return { url: server.url, loopbackOnly, issuer, dataDir, webhook, close };
   } catch (error) {
     // Requests held for the start get their 503 before the server drains them.
     handler.resolve(undefined);

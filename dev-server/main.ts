@@ -43,8 +43,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // Printed once Ctrl-C is handled: a script that stops the server after the banner stops it cleanly.
 console.log(ready);
 
-function banner(api: LocalApi, { host, client }: LocalConfig, token: string): string {
+function banner(api: LocalApi, config: LocalConfig, token: string): string {
   const { url, dataDir } = api;
+  const { host, client } = config;
   const body = JSON.stringify({ id: 1, name: 'Fern', tag: 'indoor' });
   // The default secret is published (docs/local-development.md); the user's own stays off screen.
   const secret =
@@ -66,7 +67,23 @@ ${exposed}Try it (the token is valid for 1 hour; \`npm run -s token\` prints a f
   Client id     ${client.id}
   Client secret ${secret}
   JWKS          ${url}${issuerPaths.jwks}
-
+${webhookLines(api, config)}
 Ctrl-C stops it.
+`;
+}
+
+/** Where new plants' events go, when PLANTS_WEBHOOK_URL is set (docs/local-development.md). */
+function webhookLines({ webhook }: LocalApi, config: LocalConfig): string {
+  if (webhook === undefined || config.webhook === undefined) return '';
+  // A generated secret is this machine's own, shown so a receiver can use it; yours stays off screen.
+  const secret =
+    config.webhook.secret === undefined
+      ? `${webhook.secret}  (generated; npm run webhook:listen reads it)`
+      : '(PLANTS_WEBHOOK_SECRET, not shown)';
+  return `
+  Webhook       each new plant POSTed to ${config.webhook.url}
+  Signed with   ${secret}
+  Queue         ${webhook.queueUrl}  (SQS stand-in at ${webhook.sqsEndpoint})
+  Dead letters  ${webhook.deadLetterQueueUrl}
 `;
 }

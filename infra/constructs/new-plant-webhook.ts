@@ -30,11 +30,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  batchSize,
-  deliveryDeadlineMs,
-  maxAttempts,
-} from '../../functions/deliver-webhook/delivery-policy.ts';
+import { batchSize, maxAttempts } from '../../functions/deliver-webhook/delivery-policy.ts';
 import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
 import {
   cdkBundlingOptions,
@@ -43,6 +39,7 @@ import {
   projectRoot,
 } from '../bundling/bundling.ts';
 import { functionSettings } from '../function-settings.ts';
+import { webhookSettings } from '../webhook-settings.ts';
 
 export interface NewPlantWebhookProps {
   /** The plants table, with a stream of NEW_IMAGE records: every new item is one event. */
@@ -58,11 +55,7 @@ export interface NewPlantWebhookProps {
   readonly logRetention?: RetentionDays;
 }
 
-/**
- * Long enough for a batch: every event's attempt at once (the receiver's deadline), the secret's
- * read on a cold start, and the holds of the events that failed.
- */
-const functionTimeout = Duration.seconds(Math.ceil(deliveryDeadlineMs / 1000) * 2);
+const functionTimeout = Duration.seconds(webhookSettings.functionTimeoutSeconds);
 
 /** Characters of the generated secret; see where it is generated. */
 const generatedSecretLength = 48;
@@ -112,9 +105,7 @@ export class NewPlantWebhook extends Construct {
       enforceSSL: true,
     });
     this.queue = new Queue(this, 'Queue', {
-      // What brings a message back when the deliverer failed before holding it back itself; six
-      // times the function's timeout, as Lambda advises for a queue it polls.
-      visibilityTimeout: Duration.seconds(functionTimeout.toSeconds() * 6),
+      visibilityTimeout: Duration.seconds(webhookSettings.queueVisibilityTimeoutSeconds),
       // Longer than the whole retry schedule, so that only the DLQ ends an event's life.
       retentionPeriod: Duration.days(4),
       encryption: QueueEncryption.SQS_MANAGED,
@@ -169,8 +160,7 @@ export class NewPlantWebhook extends Construct {
       new SqsEventSource(this.queue, {
         batchSize,
         reportBatchItemFailures: true,
-        // A receiver back from an outage meets its backlog at a bounded rate.
-        maxConcurrency: 10,
+        maxConcurrency: webhookSettings.mappingMaxConcurrency,
       }),
     );
 
@@ -277,7 +267,7 @@ export class NewPlantWebhook extends Construct {
           // SQS takes at most 10 messages per batch; each record is a message of its own.
           batchSize: 10,
         },
-        filterCriteria: { filters: [{ pattern: JSON.stringify({ eventName: ['INSERT'] }) }] },
+        filterCriteria: { filters: [{ pattern: JSON.stringify(webhookSettings.pipeFilter) }] },
       },
       target: this.queue.queueArn,
       description: `new-plant events of ${Aws.STACK_NAME}: table stream INSERTs to the webhook queue`,

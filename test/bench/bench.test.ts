@@ -66,12 +66,16 @@ describe('npm run bench', () => {
         '--warm-requests=20',
         '--warm-rounds=1',
         '--warmup=2',
+        '--webhook-creates=3',
         `--out=${outDir}`,
       ],
       { cwd: projectRoot, timeout: 150_000 },
     );
     expect(stdout).toContain('cold request over TLS');
     expect(stdout).toContain('targets (shipped');
+    expect(stdout).toMatch(/^create's 200 -> event at the receiver +-?[\d.]+ +-?[\d.]+$/m);
+    const webhook = JSON.parse(await readFile(path.join(outDir, 'webhook-latency.json'), 'utf8'));
+    expect(webhook).toMatchObject({ creates: 3, afterAnswer: { medianMs: expect.any(Number) } });
     // The LIMIT ratios come first, the BARE ratios beside them, one row per operation.
     expect(stdout).toMatch(
       /^cold request over TLS +RTT +FLOOR +LIMIT +BARE +shipped +shipped\/LIMIT +LIMIT\/BARE +shipped\/BARE$/m,

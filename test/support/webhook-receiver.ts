@@ -27,6 +27,8 @@ export type ReceivedWebhook = {
   readonly verifyError?: string;
   /** `Date.now()` when the whole request had arrived. */
   readonly receivedAt: number;
+  /** The status it was answered with, once answered; absent while it hangs, or if reset. */
+  readonly answered?: number;
 };
 
 export type WebhookReceiverOptions = {
@@ -45,6 +47,10 @@ export type WebhookReceiver = {
   /** The URL to deliver to: `http(s)://127.0.0.1:<port>/plant/webhook`. */
   readonly url: URL;
   received(): readonly ReceivedWebhook[];
+  /** Stops listening and cuts every connection: the receiver is down (connection refused). */
+  down(): Promise<void>;
+  /** Listens again, on the same port. */
+  up(): Promise<void>;
   /** Stops it; requests still hanging are cut off. */
   close(): Promise<void>;
 };
@@ -58,7 +64,7 @@ export async function startWebhookReceiver(
   options: WebhookReceiverOptions,
 ): Promise<WebhookReceiver> {
   const verifier = new Webhook(options.secret);
-  const received: ReceivedWebhook[] = [];
+  const received: { -readonly [key in keyof ReceivedWebhook]: ReceivedWebhook[key] }[] = [];
   const behaviour =
     options.behaviour ?? ((): ReceiverBehaviour => ({ kind: 'answer', status: 200 }));
   const timers = new Set<NodeJS.Timeout>();
@@ -76,26 +82,33 @@ export async function startWebhookReceiver(
     } catch (error) {
       verifyError = String(error);
     }
-    received.push({
+    const record: (typeof received)[number] = {
       path: request.url ?? '',
       headers,
       body,
       verified: verifyError === undefined,
       ...(verifyError === undefined ? {} : { verifyError }),
       receivedAt: Date.now(),
-    });
+    };
+    received.push(record);
 
     const action = behaviour(nameOf(body));
     if (action.kind === 'hang') return;
     if (action.kind === 'reset') {
-      request.socket.destroy();
+      // An RST, not a FIN: the connection is reset under the client.
+      request.socket.resetAndDestroy();
       return;
     }
     if (action.kind === 'redirect') {
       response.writeHead(action.status, { location: action.location }).end();
+      record.answered = action.status;
       return;
     }
-    const answer = () => response.writeHead(action.status).end('received');
+    const answer = () => {
+      if (response.destroyed) return;
+      response.writeHead(action.status).end('received');
+      record.answered = action.status;
+    };
     if (action.afterMs === undefined) answer();
     else {
       const timer = setTimeout(() => {
@@ -109,17 +122,24 @@ export async function startWebhookReceiver(
   const server = options.tls
     ? createHttpsServer({ key: options.tls.serverKey, cert: options.tls.serverCertChain }, handle)
     : createHttpServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listen = (port: number) =>
+    new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await listen(0);
   const { port } = server.address() as AddressInfo;
+  const down = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return {
     url: new URL(`${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/plant/webhook`),
     received: () => [...received],
-    close: () =>
-      new Promise((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    down,
+    up: () => listen(port),
+    close: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      if (server.listening) await down();
+    },
   };
 }
 

@@ -1,0 +1,130 @@
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { generateWebhookSecret } from '../dev-server/webhook/webhook-secret.ts';
+import { runScript } from '../test/support/node-script.ts';
+import { median, percentile, round } from './stats.ts';
+
+export interface WebhookLatency {
+  readonly creates: number;
+  /** From the create's 200 at the client to its event at the receiver; negative when it came first. */
+  readonly afterAnswer: { readonly medianMs: number; readonly p99Ms: number };
+  /** From the create's request to its event at the receiver. */
+  readonly afterRequest: { readonly medianMs: number; readonly p99Ms: number };
+  /** The create's own answer time, for scale. */
+  readonly createMs: { readonly medianMs: number; readonly p99Ms: number };
+}
+
+/**
+ * The new-plant webhook on this machine, as `npm start` runs it: `dev-server/main.ts` in a process
+ * of its own, with a data directory (the default's LevelDB, not memory) and PLANTS_WEBHOOK_URL set
+ * to a receiver in this process, which answers 200 at once. One create at a time, each waiting for
+ * its event, so each figure is one event's path through the stream, the pipe, the queue, the event
+ * source mapping and the deliverer, with nothing queued ahead of it; the clock is this process's.
+ */
+export async function measureWebhookLatency(options: {
+  readonly creates: number;
+  readonly warmup?: number;
+  /** `PLANTS_DATA_DIR=memory` instead of a data directory. @default false */
+  readonly inMemory?: boolean;
+}): Promise<WebhookLatency> {
+  const { creates, warmup = 10, inMemory = false } = options;
+  const arrived = new Map<number, number>();
+  let notify = (): void => {};
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = performance.now();
+      res.end();
+      arrived.set((JSON.parse(Buffer.concat(chunks).toString()) as { id: number }).id, at);
+      notify();
+    });
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-webhook-'));
+  const server = runScript('dev-server/main.ts', {
+    PORT: '0',
+    PLANTS_DATA_DIR: inMemory ? 'memory' : dataDir,
+    PLANTS_WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+    PLANTS_WEBHOOK_SECRET: generateWebhookSecret(),
+  });
+  try {
+    const banner = await server.waitFor(/Ctrl-C stops it/);
+    const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
+    const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1] ?? '';
+    const delivered = (id: number) =>
+      new Promise<number>((resolve) => {
+        const check = () => {
+          const at = arrived.get(id);
+          if (at !== undefined) resolve(at);
+        };
+        notify = check;
+        check();
+      });
+
+    const afterAnswer: number[] = [];
+    const afterRequest: number[] = [];
+    const createMs: number[] = [];
+    for (let id = 1; id <= warmup + creates; id++) {
+      const sent = performance.now();
+      const response = await fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id, name: `Bench ${id}` }),
+      });
+      await response.arrayBuffer();
+      const answered = performance.now();
+      if (response.status !== 200) throw new Error(`create ${id} answered ${response.status}`);
+      const at = await delivered(id);
+      if (id <= warmup) continue;
+      afterAnswer.push(at - answered);
+      afterRequest.push(at - sent);
+      createMs.push(answered - sent);
+    }
+    const figures = (values: number[]) => ({
+      medianMs: round(median(values), 1),
+      p99Ms: round(percentile(values, 99), 1),
+    });
+    return {
+      creates,
+      afterAnswer: figures(afterAnswer),
+      afterRequest: figures(afterRequest),
+      createMs: figures(createMs),
+    };
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    receiver.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** `npm run bench`'s webhook section: measures, prints the table, writes `webhook-latency.json`. */
+export async function reportWebhookLatency(options: {
+  readonly creates: number;
+  readonly outDir: string;
+}): Promise<WebhookLatency> {
+  const latency = await measureWebhookLatency({ creates: options.creates });
+  const row = (label: string, { medianMs, p99Ms }: { medianMs: number; p99Ms: number }) =>
+    `${label.padEnd(40)}${medianMs.toFixed(1).padStart(11)}${p99Ms.toFixed(1).padStart(9)}`;
+  process.stdout.write(
+    [
+      `${'new-plant webhook, npm start'.padEnd(40)}${'median ms'.padStart(11)}${'p99 ms'.padStart(9)}`,
+      row("create's 200 -> event at the receiver", latency.afterAnswer),
+      row("create's request -> event", latency.afterRequest),
+      row("create's request -> its 200", latency.createMs),
+      `  ${latency.creates} creates, one at a time, each after the previous one's event`,
+      '',
+    ].join('\n'),
+  );
+  await writeFile(
+    path.join(options.outDir, 'webhook-latency.json'),
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, ...latency }, null, 2)}\n`,
+  );
+  return latency;
+}

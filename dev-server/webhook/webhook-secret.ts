@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { signingKeyOf } from '../../functions/deliver-webhook/signature.ts';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../data-dir.ts';
+
+/**
+ * Why `PLANTS_WEBHOOK_URL` cannot be delivered to, or `undefined`: it must be an absolute http or
+ * https URL (on AWS the stack takes https only; here a receiver on this machine is plain http).
+ */
+export function webhookUrlProblem(url: string): string | undefined {
+  if (!URL.canParse(url)) return `is not a URL: "${url}"`;
+  const { protocol, hostname } = new URL(url);
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    return `must be an http:// or https:// URL, got "${url}"`;
+  }
+  if (hostname === '') return `names no host: "${url}"`;
+  return undefined;
+}
+
+/**
+ * Why a signing secret is not a Standard Webhooks secret, or `undefined`: `whsec_` and the base64
+ * of a 24 to 64-byte key, as the deliverer reads it.
+ */
+export function webhookSecretProblem(secret: string): string | undefined {
+  if (!secret.startsWith('whsec_')) return 'must start with whsec_ (Standard Webhooks form)';
+  try {
+    signingKeyOf(secret);
+    return undefined;
+  } catch (error) {
+    return `is not usable: ${(error as Error).message}`;
+  }
+}
+
+/** A new signing secret: 32 random bytes, as `whsec_` and base64. */
+export const generateWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+export const webhookSecretFile = (dataDir: string) => join(dataDir, 'webhook', 'secret');
+
+/**
+ * The secret `npm start` signs with when `PLANTS_WEBHOOK_SECRET` is unset: generated once and kept
+ * in the data directory (mode 600), so that a receiver keeps verifying across restarts and
+ * `npm run webhook:listen` finds it; in memory only, a new one per start.
+ */
+export async function loadOrCreateWebhookSecret(dataDir: string | undefined): Promise<string> {
+  if (dataDir === undefined) return generateWebhookSecret();
+  const file = webhookSecretFile(dataDir);
+  await ensurePrivateDir(dataDir);
+  await ensurePrivateDir(join(dataDir, 'webhook'));
+  // The server and the listener may race to create it: the first whole file linked wins.
+  if ((await readPrivateFile(file)) === undefined) {
+    await writePrivateFile(file, `${generateWebhookSecret()}\n`, { keepExisting: true });
+  }
+  const secret = (await readPrivateFile(file))?.trim() ?? '';
+  const problem = webhookSecretProblem(secret);
+  if (problem !== undefined) {
+    throw new Error(`The webhook secret in ${file} ${problem}: delete the file to get a new one`);
+  }
+  return secret;
+}

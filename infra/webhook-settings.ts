@@ -1,0 +1,25 @@
+import { deliveryDeadlineMs } from '../functions/deliver-webhook/delivery-policy.ts';
+
+/**
+ * The new-plant webhook's settings that the local server reproduces, read by the construct
+ * (constructs/new-plant-webhook.ts) and by the local stand-ins (dev-server/webhook/), so the two
+ * cannot drift. Plain data, so `npm start` loads no CDK code.
+ */
+const functionTimeoutSeconds = Math.ceil(deliveryDeadlineMs / 1000) * 2;
+
+export const webhookSettings = {
+  /**
+   * Long enough for a batch: every event's attempt at once (the receiver's deadline), the secret's
+   * read on a cold start, and the holds of the events that failed.
+   */
+  functionTimeoutSeconds,
+  /**
+   * What brings a message back when the deliverer failed before holding it back itself; six times
+   * the function's timeout, as Lambda advises for a queue it polls.
+   */
+  queueVisibilityTimeoutSeconds: functionTimeoutSeconds * 6,
+  /** A receiver back from an outage meets its backlog at a bounded rate. */
+  mappingMaxConcurrency: 10,
+  /** The pipe's filter (an EventBridge pattern): new items only. */
+  pipeFilter: { eventName: ['INSERT'] },
+} as const;

@@ -1,0 +1,164 @@
+// `npm run webhook:listen [-- --port N] [--secret whsec_...]`: a receiver for the new-plant
+// webhook on this machine. It verifies each request's Standard Webhooks signature with the
+// `standardwebhooks` package, as a subscriber would, prints the event (id, timestamp, body) and
+// answers 200, or prints why and answers 400 when the signature does not verify. The secret is
+// --secret, else PLANTS_WEBHOOK_SECRET, else the one `npm start` keeps in the data directory.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { baseUrl, loadLocalConfig } from '../dev-server/config.ts';
+import {
+  loadOrCreateWebhookSecret,
+  webhookSecretProblem,
+} from '../dev-server/webhook/webhook-secret.ts';
+
+const usage =
+  'Usage: npm run webhook:listen [-- --port N] [--host H] [--secret whsec_...]\n' +
+  '  then, in another terminal: PLANTS_WEBHOOK_URL=http://127.0.0.1:4000/ npm start';
+
+const defaultListenPort = 4000;
+
+/** Bodies are one NewPlant; anything this large is no event of ours. */
+const maxBodyBytes = 1024 * 1024;
+
+export interface Listener {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The receiver: POST to any path; each request is verified, printed with `print` and answered.
+ * A webhook-id seen before is marked as a repeat: delivery is at least once, and a subscriber
+ * de-duplicates by that id.
+ */
+export async function startWebhookListener(options: {
+  readonly host: string;
+  readonly port: number;
+  readonly secret: string;
+  readonly print: (line: string) => void;
+}): Promise<Listener> {
+  const verifier = new Webhook(options.secret);
+  const seen = new Set<string>();
+  const server: Server = createServer((req, res) => {
+    const answer = (status: number, body: string) => {
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`${body}\n`);
+    };
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      return answer(405, 'POST webhooks here');
+    }
+    readBody(req).then(
+      (body) => {
+        if (body === undefined) return answer(413, 'too large');
+        const time = new Date().toTimeString().slice(0, 8);
+        const id = String(req.headers['webhook-id'] ?? '(no webhook-id)');
+        try {
+          verifier.verify(body, headersOf(req), { jsonParse: false });
+        } catch (error) {
+          const why = error instanceof WebhookVerificationError ? error.message : String(error);
+          options.print(`${time} REJECTED ${id}: ${why}`);
+          return answer(400, 'bad signature');
+        }
+        const timestamp = Number(req.headers['webhook-timestamp']);
+        const repeat = seen.has(id) ? '  (repeat: already received)' : '';
+        seen.add(id);
+        options.print(
+          `${time} ${id}  timestamp ${timestamp} (${new Date(timestamp * 1000).toISOString()})${repeat}\n` +
+            `  ${body.toString('utf8')}`,
+        );
+        answer(200, 'ok');
+      },
+      () => res.destroy(),
+    );
+  });
+  server.listen(options.port, options.host);
+  await once(server, 'listening');
+  const url = `${baseUrl(options.host, (server.address() as AddressInfo).port)}/`;
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    length += chunk.length;
+    if (length > maxBodyBytes) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The secret to verify with: --secret, PLANTS_WEBHOOK_SECRET, or the data directory's. */
+async function secretToUse(flag: string | undefined): Promise<string> {
+  const given = flag ?? process.env.PLANTS_WEBHOOK_SECRET?.trim();
+  if (given) {
+    const problem = webhookSecretProblem(given);
+    if (problem !== undefined) throw new Error(`The secret ${problem}`);
+    return given;
+  }
+  const { dataDir } = loadLocalConfig();
+  if (dataDir === undefined) {
+    throw new Error(
+      'With PLANTS_DATA_DIR=memory the secret lives only in the running server: pass the one ' +
+        '`npm start` printed, with --secret whsec_...',
+    );
+  }
+  return loadOrCreateWebhookSecret(dataDir);
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: String(defaultListenPort) },
+      host: { type: 'string', default: '127.0.0.1' },
+      secret: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const port = Number(values.port);
+  if (!/^\d{1,5}$/.test(String(values.port)) || port > 65_535) {
+    console.error(`--port must be an integer from 0 to 65535\n${usage}`);
+    process.exit(2);
+  }
+  let listener: Listener;
+  try {
+    const secret = await secretToUse(values.secret);
+    listener = await startWebhookListener({ host: values.host, port, secret, print: console.log });
+  } catch (error) {
+    console.error(
+      `Could not start the listener: ${error instanceof Error ? error.message : error}`,
+    );
+    process.exit(1);
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      listener.close().then(() => process.exit(0));
+    });
+  }
+  console.log(
+    `Listening for new-plant webhooks at ${listener.url}, verifying each signature.\n` +
+      `Deliver to it with: PLANTS_WEBHOOK_URL=${listener.url} npm start\nCtrl-C stops it.\n`,
+  );
+}

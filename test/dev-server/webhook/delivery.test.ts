@@ -1,0 +1,267 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalApi, startLocalApi } from '../../../dev-server/local-api.ts';
+import { generateWebhookSecret } from '../../../dev-server/webhook/webhook-secret.ts';
+import {
+  maxAttempts,
+  retryDelaysSeconds,
+} from '../../../functions/deliver-webhook/delivery-policy.ts';
+import { client, clientCredentialsToken, createPlant } from '../../support/local-api-fixture.ts';
+import {
+  type ReceivedWebhook,
+  type ReceiverBehaviour,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../../support/webhook-receiver.ts';
+
+/**
+ * The retry schedule's waits, a hundred-thousandth of their length: its 27 hours take about a
+ * second, so that a test sees an event retried to the DLQ (a test-only option of the local queue).
+ */
+const timeScale = 1e-5;
+
+/** The plant's name in a delivered body, which says how the receiver answers it. */
+const nameOf = ({ body }: ReceivedWebhook) => (JSON.parse(body) as { name: string }).name;
+const idOf = ({ headers }: ReceivedWebhook) => headers['webhook-id'] ?? '';
+/** Whether the deliverer saw it acknowledged: a 2xx answer. */
+const acknowledged = ({ answered }: ReceivedWebhook) =>
+  answered !== undefined && answered >= 200 && answered < 300;
+const ok: ReceiverBehaviour = { kind: 'answer', status: 200 };
+
+describe('the new-plant webhook through npm start (real deliverer, local AWS stand-ins, a real receiver)', () => {
+  const secret = generateWebhookSecret();
+  /** How the receiver answers the events of a plant, by the plant's name; 200 for the rest. */
+  const answers = new Map<string, () => ReceiverBehaviour>();
+  const logLines: string[] = [];
+  let receiver: WebhookReceiver;
+  let api: LocalApi;
+  let token: string;
+  let nextId = 1000;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver({
+      secret,
+      behaviour: (name) => answers.get(name ?? '')?.() ?? ok,
+    });
+    api = await startLocalApi({
+      host: '127.0.0.1',
+      port: 0,
+      client,
+      log: (line) => logLines.push(line),
+      webhook: { url: receiver.url.href, secret, timeScale },
+    });
+    token = await clientCredentialsToken(api);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await receiver?.close();
+  });
+
+  const create = (body: string) => createPlant(api, token, body);
+  const remove = (id: string) =>
+    fetch(`${api.url}/plants/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}` },
+    });
+  /** Resolves once every stream record has been moved and every message deleted. */
+  const settled = async () => {
+    for (;;) {
+      const backlog = await api.webhook?.backlog();
+      if (backlog?.records === 0 && backlog.messages === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const eventsOf = (name: string) => receiver.received().filter((a) => nameOf(a) === name);
+  const acknowledgedOf = (name: string) => eventsOf(name).filter(acknowledged);
+  const until = (done: () => boolean) =>
+    expect.poll(done, { timeout: 20_000, interval: 10 }).toBe(true);
+
+  it('delivers a new plant once, signed, with its exact int64 id, name and tag', async () => {
+    const response = await create('{"id":9223372036854775807,"name":"Max","tag":"indoor"}');
+    expect(response.status).toBe(200);
+
+    await until(() => acknowledgedOf('Max').length === 1);
+    await settled();
+
+    const [event] = eventsOf('Max');
+    expect(eventsOf('Max')).toHaveLength(1);
+    expect(event?.body).toBe('{"id":9223372036854775807,"name":"Max","tag":"indoor"}');
+    expect(event?.verified).toBe(true);
+    expect(event && idOf(event)).toMatch(/^msg_[0-9a-f]{32}$/);
+    const timestamp = Number(event?.headers['webhook-timestamp']);
+    expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  it('delivers exactly one event for a replay storm of one create, and none for a 409', async () => {
+    const body = '{"id":2001,"name":"Storm"}';
+
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, () => create(body).then((response) => response.status)),
+    );
+    const conflict = await create('{"id":2001,"name":"Not Storm"}');
+    await settled();
+
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    expect(conflict.status).toBe(409);
+    expect(eventsOf('Storm')).toHaveLength(1);
+    expect(eventsOf('Not Storm')).toHaveLength(0);
+  });
+
+  it('delivers a delete and re-create as two events with different webhook-ids', async () => {
+    expect((await create('{"id":2002,"name":"Phoenix"}')).status).toBe(200);
+    await until(() => acknowledgedOf('Phoenix').length === 1);
+    expect((await remove('2002')).status).toBe(204);
+    expect((await remove('2002')).status).toBe(204);
+
+    expect((await create('{"id":2002,"name":"Phoenix"}')).status).toBe(200);
+    await until(() => acknowledgedOf('Phoenix').length === 2);
+    await settled();
+
+    const ids = eventsOf('Phoenix').map(idOf);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it.each<[string, ReceiverBehaviour]>([
+    ['500', { kind: 'answer', status: 500 }],
+    ['404', { kind: 'answer', status: 404 }],
+    ['a 301 (not followed)', { kind: 'redirect', status: 301, location: '/moved' }],
+    ['a reset connection', { kind: 'reset' }],
+  ])(
+    'retries an event the receiver first answers with %s, with the same webhook-id, until a 2xx',
+    async (_case, first) => {
+      const name = `Retry ${_case}`;
+      let attempts = 0;
+      answers.set(name, () => (++attempts <= 2 ? first : ok));
+
+      expect((await create(JSON.stringify({ id: nextId++, name }))).status).toBe(200);
+      await until(() => acknowledgedOf(name).length === 1);
+      await settled();
+
+      const received = eventsOf(name);
+      expect(received.map(acknowledged)).toEqual([false, false, true]);
+      expect(new Set(received.map(idOf)).size).toBe(1);
+      expect(new Set(received.map((attempt) => attempt.body)).size).toBe(1);
+      expect(receiver.received().some((attempt) => attempt.path === '/moved')).toBe(false);
+    },
+  );
+
+  it('delivers what was created while the receiver was down, once it is back', async () => {
+    const names = ['Down 1', 'Down 2', 'Down 3'];
+    await receiver.down();
+
+    for (const name of names) {
+      expect((await create(JSON.stringify({ id: nextId++, name }))).status).toBe(200);
+    }
+    // A long outage on the retry schedule's scale: past its third wait.
+    const [first, second, third] = retryDelaysSeconds;
+    await new Promise((resolve) =>
+      setTimeout(resolve, ((first ?? 0) + (second ?? 0) + (third ?? 0)) * 1000 * timeScale + 500),
+    );
+    expect(names.flatMap(eventsOf)).toEqual([]);
+    await receiver.up();
+    await until(() => names.every((name) => acknowledgedOf(name).length === 1));
+    await settled();
+
+    expect(names.map((name) => eventsOf(name).length)).toEqual([1, 1, 1]);
+    expect(api.webhook?.deadLetters()).toEqual([]);
+  });
+
+  it('keeps delivering the other events on time while one is refused forever, which ends in the DLQ after every attempt', async () => {
+    answers.set('Refused', () => ({ kind: 'answer', status: 400 }));
+    const others = Array.from({ length: 12 }, (_, index) => `Welcome ${index}`);
+    const started = performance.now();
+
+    const responses = await Promise.all(
+      ['Refused', ...others].map((name) => create(JSON.stringify({ id: nextId++, name }))),
+    );
+    await until(() => others.every((name) => acknowledgedOf(name).length === 1));
+    const othersDeliveredMs = performance.now() - started;
+    await until(() => eventsOf('Refused').length === maxAttempts);
+    await settled();
+
+    expect(responses.map((response) => response.status).every((status) => status === 200)).toBe(
+      true,
+    );
+    expect(othersDeliveredMs).toBeLessThan(3_000);
+    expect(others.map((name) => eventsOf(name).length)).toEqual(others.map(() => 1));
+    const refused = eventsOf('Refused');
+    expect(refused).toHaveLength(maxAttempts);
+    // Spread over the whole schedule, at its scale: its waits only ever stretch (jitter).
+    const span = (refused.at(-1)?.receivedAt ?? 0) - (refused[0]?.receivedAt ?? 0);
+    const schedule = retryDelaysSeconds.reduce((sum, seconds) => sum + seconds, 0);
+    expect(span).toBeGreaterThanOrEqual(schedule * 1000 * timeScale);
+    const deadLetters = api.webhook?.deadLetters().map((body) => JSON.parse(body)) ?? [];
+    expect(deadLetters).toHaveLength(1);
+    expect(deadLetters[0]).toMatchObject({
+      eventName: 'INSERT',
+      eventID: refused[0] && idOf(refused[0]).replace(/^msg_/, ''),
+      dynamodb: { NewImage: { name: { S: 'Refused' } } },
+    });
+  });
+
+  it('signs so that a receiver with another secret fails verification', async () => {
+    const stranger = await startWebhookReceiver({ secret: generateWebhookSecret() });
+    try {
+      const [attempt] = eventsOf('Max');
+      const {
+        'webhook-id': id,
+        'webhook-timestamp': timestamp,
+        'webhook-signature': signature,
+      } = attempt?.headers ?? {};
+      await fetch(stranger.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id ?? '',
+          'webhook-timestamp': timestamp ?? '',
+          'webhook-signature': signature ?? '',
+        },
+        body: attempt?.body ?? '',
+      });
+
+      expect(attempt?.verified).toBe(true);
+      expect(stranger.received()[0]?.verified).toBe(false);
+      expect(stranger.received()[0]?.verifyError).toMatch(/No matching signature found/);
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it('delivers every create that answered 200 as new at least once, and nothing else, under a mixed load', async () => {
+    const ids = Array.from({ length: 8 }, () => nextId++);
+    const requests = Array.from({ length: 80 }, (_, index) => {
+      const id = ids[index % ids.length];
+      const kind = index % 5;
+      if (kind === 3) return { body: undefined, send: () => remove(String(id)) };
+      const body = JSON.stringify({ id, name: kind === 4 ? `Other ${id}` : `Mixed ${id}` });
+      return { body, send: () => create(body) };
+    });
+
+    const sent = await Promise.all(
+      requests.map(async ({ body, send }) => ({
+        body,
+        requestId: (await send()).headers.get('apigw-requestid') ?? '',
+      })),
+    );
+    const outcomeOf = (requestId: string) =>
+      logLines
+        .map((line) => (line.startsWith('{') ? JSON.parse(line) : {}) as Record<string, unknown>)
+        .find((line) => line.message === 'request' && line.apiRequestId === requestId)?.outcome;
+    // The functions' log lines travel from their workers on their own.
+    await expect.poll(() => sent.every(({ requestId }) => outcomeOf(requestId))).toBe(true);
+    await settled();
+
+    const createdBodies = sent
+      .filter(({ requestId }) => outcomeOf(requestId) === 'created')
+      .map(({ body }) => body);
+    const deliveredBodies = new Map(
+      receiver
+        .received()
+        .filter((attempt) => /^(Mixed|Other) /.test(nameOf(attempt)))
+        .map((attempt) => [idOf(attempt), attempt.body]),
+    );
+    expect(createdBodies.length).toBeGreaterThan(ids.length);
+    expect([...deliveredBodies.values()].sort()).toEqual(createdBodies.sort());
+  });
+});

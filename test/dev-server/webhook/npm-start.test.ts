@@ -1,0 +1,181 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import {
+  generateWebhookSecret,
+  webhookSecretFile,
+} from '../../../dev-server/webhook/webhook-secret.ts';
+import { tempDataDir } from '../../support/local-api-fixture.ts';
+import { runScript, type ScriptProcess } from '../../support/node-script.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
+
+/** The deliveries the receiver answered 200. */
+const acknowledged = (receiver: WebhookReceiver) =>
+  receiver.received().filter(({ answered }) => answered === 200);
+/** The bodies of those, each once: delivery is at least once. */
+const acknowledgedBodies = (receiver: WebhookReceiver) =>
+  [...new Set(acknowledged(receiver).map(({ body }) => body))].sort();
+
+/** `npm start` with these variables, once its banner is out: its URL and the banner's token. */
+async function npmStart(env: Record<string, string>) {
+  const server = runScript('dev-server/main.ts', { PORT: '0', ...env });
+  const banner = await server.waitFor(/Ctrl-C stops it/);
+  const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
+  const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1] ?? '';
+  const create = (body: string) =>
+    fetch(`${url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    });
+  return { server, banner, create };
+}
+
+/** What a test starts, stopped once it has finished: processes, receivers, then data directories. */
+function fixtures(onTestFinished: (fn: () => Promise<void>) => void) {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  onTestFinished(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+  return {
+    started(process: ScriptProcess) {
+      cleanups.push(async () => {
+        if (process.child.exitCode === null && process.child.signalCode === null) {
+          process.child.kill('SIGTERM');
+        }
+        await process.exited;
+      });
+      return process;
+    },
+    async dataDir() {
+      const { dir, remove } = await tempDataDir();
+      cleanups.unshift(remove);
+      return dir;
+    },
+    async receiverWith(options: Parameters<typeof startWebhookReceiver>[0]) {
+      const receiver = await startWebhookReceiver(options);
+      cleanups.push(() => receiver.close());
+      return receiver;
+    },
+  };
+}
+
+// Side by side: each test waits mostly on processes starting.
+describe.concurrent('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in its own process)', () => {
+  it('delivers to `npm run webhook:listen`, both using the secret it generated and printed', async ({
+    onTestFinished,
+    expect,
+  }) => {
+    const { started, dataDir } = fixtures(onTestFinished);
+    const dir = await dataDir();
+    const listener = started(
+      runScript('scripts/webhook-listen.ts', { PLANTS_DATA_DIR: dir }, ['--port', '0']),
+    );
+    const listening = await listener.waitFor(/Ctrl-C stops it/);
+    const listenUrl = /PLANTS_WEBHOOK_URL=(\S+) npm start/.exec(listening)?.[1] ?? '';
+
+    const { server, banner, create } = await npmStart({
+      PLANTS_DATA_DIR: dir,
+      PLANTS_WEBHOOK_URL: listenUrl,
+    });
+    started(server);
+    const response = await create('{"id":42,"name":"Fern","tag":"indoor"}');
+    const printed = await listener.waitFor(/\{"id":42,"name":"Fern","tag":"indoor"\}/);
+
+    const secret = (await readFile(webhookSecretFile(dir), 'utf8')).trim();
+    expect(response.status).toBe(200);
+    expect(banner).toContain(`each new plant POSTed to ${listenUrl}`);
+    expect(banner).toMatch(
+      new RegExp(`Signed with\\s+${secret.replace(/[+/]/g, '\\$&')}\\s+\\(generated`),
+    );
+    expect(banner).toMatch(/Dead letters\s+http:\/\/127\.0\.0\.1:\d+\/000000000000\/\S+-dlq/);
+    expect(printed).toMatch(/msg_[0-9a-f]{32} {2}timestamp \d+ \(\d{4}-\d\d-\d\dT/);
+    expect(printed).not.toContain('REJECTED');
+  });
+
+  it('delivers every create acknowledged before a SIGKILL of npm start, once it starts again', async ({
+    onTestFinished,
+    expect,
+  }) => {
+    const { started, dataDir, receiverWith } = fixtures(onTestFinished);
+    const dir = await dataDir();
+    const secret = generateWebhookSecret();
+    // Nothing is acknowledged before the kill: every event must come from what was on disk.
+    let answering = false;
+    const receiver = await receiverWith({
+      secret,
+      behaviour: () => (answering ? { kind: 'answer', status: 200 } : { kind: 'hang' }),
+    });
+    const env = {
+      PLANTS_DATA_DIR: dir,
+      PLANTS_WEBHOOK_URL: receiver.url.href,
+      PLANTS_WEBHOOK_SECRET: secret,
+    };
+    const first = await npmStart(env);
+    started(first.server);
+    const ids = Array.from({ length: 20 }, (_, index) => 100 + index);
+
+    const statuses = await Promise.all(
+      ids.map((id) => first.create(`{"id":${id},"name":"Kept ${id}"}`).then((r) => r.status)),
+    );
+    first.server.child.kill('SIGKILL');
+    await first.server.exited;
+    answering = true;
+    started((await npmStart(env)).server);
+    await expect
+      .poll(() => acknowledgedBodies(receiver).length, { timeout: 20_000, interval: 20 })
+      .toBe(ids.length);
+
+    expect(statuses).toEqual(ids.map(() => 200));
+    expect(acknowledgedBodies(receiver)).toEqual(
+      ids.map((id) => `{"id":${id},"name":"Kept ${id}"}`).sort(),
+    );
+  });
+
+  it('runs none of it without PLANTS_WEBHOOK_URL: the plants created meanwhile are never announced', async ({
+    onTestFinished,
+    expect,
+  }) => {
+    const { started, dataDir, receiverWith } = fixtures(onTestFinished);
+    const dir = await dataDir();
+    const secret = generateWebhookSecret();
+    const receiver = await receiverWith({ secret });
+
+    const without = await npmStart({ PLANTS_DATA_DIR: dir });
+    started(without.server);
+    const before = await without.create('{"id":1,"name":"Unannounced"}');
+    without.server.child.kill('SIGTERM');
+    await without.server.exited;
+    const withWebhook = await npmStart({
+      PLANTS_DATA_DIR: dir,
+      PLANTS_WEBHOOK_URL: receiver.url.href,
+      PLANTS_WEBHOOK_SECRET: secret,
+    });
+    started(withWebhook.server);
+    const after = await withWebhook.create('{"id":2,"name":"Announced"}');
+    await expect.poll(() => acknowledged(receiver).length, { interval: 20 }).toBe(1);
+
+    expect([before.status, after.status]).toEqual([200, 200]);
+    expect(without.banner).not.toMatch(/Webhook|Dead letters/);
+    expect(withWebhook.banner).toMatch(/Signed with\s+\(PLANTS_WEBHOOK_SECRET, not shown\)/);
+    expect(withWebhook.banner).not.toContain(secret);
+    expect(receiver.received().map(({ body }) => body)).toEqual(['{"id":2,"name":"Announced"}']);
+  });
+
+  it.each([
+    ['PLANTS_WEBHOOK_URL', 'ftp://127.0.0.1/hook', /PLANTS_WEBHOOK_URL must be an http/],
+    ['PLANTS_WEBHOOK_URL', 'not a url', /PLANTS_WEBHOOK_URL is not a URL/],
+    ['PLANTS_WEBHOOK_SECRET', 'hunter2-secret', /PLANTS_WEBHOOK_SECRET must start with whsec_/],
+    ['PLANTS_WEBHOOK_SECRET', 'whsec_c2hvcnQ=', /PLANTS_WEBHOOK_SECRET is not usable: .*5 bytes/],
+  ])('refuses to start with %s=%s, saying why', async (name, value, why) => {
+    const server = runScript('dev-server/main.ts', {
+      PORT: '0',
+      PLANTS_DATA_DIR: 'memory',
+      PLANTS_WEBHOOK_URL: 'http://127.0.0.1:4000/',
+      [name]: value,
+    });
+
+    expect(await server.exited).toBe(1);
+    expect(server.stderr()).toMatch(why);
+    if (name === 'PLANTS_WEBHOOK_SECRET') expect(server.stderr()).not.toContain(value);
+  });
+});

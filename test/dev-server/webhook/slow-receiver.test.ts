@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalApi, startLocalApi } from '../../../dev-server/local-api.ts';
+import { generateWebhookSecret } from '../../../dev-server/webhook/webhook-secret.ts';
+import {
+  deliveryDeadlineMs,
+  retryDelaysSeconds,
+  retryJitter,
+} from '../../../functions/deliver-webhook/delivery-policy.ts';
+import { client, clientCredentialsToken, createPlant } from '../../support/local-api-fixture.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
+
+/**
+ * The deadline on its real clock: no time scale, since the 15 s are the deliverer's own. The two
+ * cases run side by side, so the file takes one deadline and one retry wait.
+ */
+describe('the webhook against a slow receiver (npm start, real time)', () => {
+  const secret = generateWebhookSecret();
+  let receiver: WebhookReceiver;
+  let api: LocalApi;
+  let token: string;
+  let stuckAttempts = 0;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver({
+      secret,
+      behaviour: (name) => {
+        if (name === 'Slow') {
+          return { kind: 'answer', status: 200, afterMs: deliveryDeadlineMs - 1_000 };
+        }
+        if (name === 'Stuck' && stuckAttempts++ === 0) return { kind: 'hang' };
+        return { kind: 'answer', status: 200 };
+      },
+    });
+    api = await startLocalApi({
+      host: '127.0.0.1',
+      port: 0,
+      client,
+      log: () => {},
+      webhook: { url: receiver.url.href, secret },
+    });
+    token = await clientCredentialsToken(api);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await receiver?.close();
+  });
+
+  it('takes an answer after 14 s as delivered, and retries one that hangs past 15 s within 5 s, with the same webhook-id', async () => {
+    const named = (name: string) =>
+      receiver.received().filter(({ body }) => body.includes(`"name":"${name}"`));
+    const until = (done: () => boolean) =>
+      expect.poll(done, { timeout: 30_000, interval: 20 }).toBe(true);
+    const started = performance.now();
+
+    const responses = await Promise.all([
+      createPlant(api, token, '{"id":1,"name":"Slow"}'),
+      createPlant(api, token, '{"id":2,"name":"Stuck"}'),
+      createPlant(api, token, '{"id":3,"name":"Quick"}'),
+    ]);
+    await until(() => named('Quick').length === 1);
+    const quickMs = performance.now() - started;
+    // Past the slow answer and its first retry wait: had the answer failed it, it would be back.
+    await until(() => named('Stuck')[1]?.answered === 200);
+
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
+    expect(quickMs).toBeLessThan(2_000);
+    const slow = named('Slow');
+    expect(slow).toHaveLength(1);
+    expect(slow[0]?.answered).toBe(200);
+    const [hung, retried] = named('Stuck');
+    expect(retried?.headers['webhook-id']).toBe(hung?.headers['webhook-id']);
+    expect(hung?.answered).toBeUndefined();
+    const gapMs = (retried?.receivedAt ?? 0) - (hung?.receivedAt ?? 0);
+    const firstWaitMs = (retryDelaysSeconds[0] ?? 0) * 1000;
+    // The deadline runs from the attempt's start, a little before the receiver had the request.
+    expect(gapMs).toBeGreaterThanOrEqual(deliveryDeadlineMs + firstWaitMs - 250);
+    expect(gapMs).toBeLessThan(deliveryDeadlineMs + firstWaitMs * (1 + retryJitter) + 1_500);
+    expect(firstWaitMs * (1 + retryJitter)).toBeLessThanOrEqual(5_000);
+  });
+});
