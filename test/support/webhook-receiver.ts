@@ -4,7 +4,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { ThrowawayCa } from './throwaway-ca.ts';
 
@@ -95,8 +95,10 @@ export async function startWebhookReceiver(
     const action = behaviour(nameOf(body));
     if (action.kind === 'hang') return;
     if (action.kind === 'reset') {
-      // An RST, not a FIN: the connection is reset under the client.
-      request.socket.resetAndDestroy();
+      // An RST, not a FIN: the connection is reset under the client. Over TLS the request's socket
+      // wraps the TCP one, and only the TCP socket can send a reset.
+      const { remotePort } = request.socket;
+      (tcpSockets.get(remotePort ?? -1) ?? request.socket).resetAndDestroy();
       return;
     }
     if (action.kind === 'redirect') {
@@ -122,6 +124,13 @@ export async function startWebhookReceiver(
   const server = options.tls
     ? createHttpsServer({ key: options.tls.serverKey, cert: options.tls.serverCertChain }, handle)
     : createHttpServer(handle);
+  const tcpSockets = new Map<number, Socket>();
+  server.on('connection', (socket: Socket) => {
+    const { remotePort } = socket;
+    if (remotePort === undefined) return;
+    tcpSockets.set(remotePort, socket);
+    socket.on('close', () => tcpSockets.delete(remotePort));
+  });
   const listen = (port: number) =>
     new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   await listen(0);
