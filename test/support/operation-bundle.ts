@@ -2,15 +2,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import type { OperationName } from '../../functions/operations.ts';
+import { envNames } from '../../functions/config.ts';
+import { type OperationName, operations } from '../../functions/operations.ts';
 import {
   bundleFileName,
   esbuildBuildOptions,
   lambdaHandler,
   projectRoot,
 } from '../../infra/bundling/bundling.ts';
+import { type DynaliteServer, startDynalite } from './dynalite-server.ts';
 import { lambdaEnvironment } from './lambda-environment.ts';
 import { type LambdaProcess, startLambdaProcess } from './lambda-process.ts';
+import { startTestIssuer, type TestIssuer } from './test-issuer.ts';
 
 export type OperationBundle = {
   /** What Lambda would unzip into `LAMBDA_TASK_ROOT`. */
@@ -69,5 +72,56 @@ export async function buildOperationBundle(name: OperationName): Promise<Operati
         },
       }),
     remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export type BundledOperation = {
+  readonly bundle: OperationBundle;
+  readonly dynalite: DynaliteServer;
+  readonly issuer: TestIssuer;
+  /** The bundle running under the Lambda runtime against `dynalite`, trusting `issuer`. */
+  readonly fn: LambdaProcess;
+  /** Stops the function, the table and the issuer, and removes the bundle. */
+  close(): Promise<void>;
+};
+
+/**
+ * An operation's bundle started as its stack starts it: its own table and issuer, the audience
+ * `test-client`, and the scope its entry in `functions/operations.ts` names.
+ */
+export async function startBundledOperation(name: OperationName): Promise<BundledOperation> {
+  const operation = operations.find((each) => each.name === name);
+  if (operation === undefined) throw new Error(`no operation ${name}`);
+  const [bundle, dynalite, issuer] = await Promise.all([
+    buildOperationBundle(name),
+    startDynalite(),
+    startTestIssuer(),
+  ]);
+  const stop = async () => {
+    await Promise.all([bundle.remove(), dynalite.close(), issuer.close()]);
+  };
+  const fn = await bundle
+    .start(
+      {
+        [envNames.tableName]: dynalite.tableName,
+        [envNames.issuer]: issuer.issuer,
+        [envNames.audiences]: 'test-client',
+        [envNames.scope]: operation.scope,
+      },
+      dynalite.endpoint,
+    )
+    .catch(async (error: unknown) => {
+      await stop();
+      throw error;
+    });
+  return {
+    bundle,
+    dynalite,
+    issuer,
+    fn,
+    close: async () => {
+      await fn.close();
+      await stop();
+    },
   };
 }
