@@ -2,7 +2,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DevIssuer } from '../../dev-server/dev-issuer.ts';
 import { loadOrCreateSigningKey } from '../../dev-server/issuer-files.ts';
-import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
+import type { LocalApi } from '../../dev-server/local-api.ts';
 import { client, startTestApi } from '../support/local-api-fixture.ts';
 
 const form = 'application/x-www-form-urlencoded';
@@ -161,11 +161,7 @@ describe('DevIssuer token endpoint against guessing and large bodies', () => {
   const tokenFailures = { burst: 3, forgivenPerSecond: 2, maxAddresses: 100 };
 
   beforeAll(async () => {
-    api = await startLocalApi({
-      host: '127.0.0.1',
-      port: 0,
-      client,
-      log: () => {},
+    api = await startTestApi({
       limits: { tokenFailures },
     });
   });

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FunctionInitError } from '../../dev-server/function-host.ts';
-import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
+import type { LocalApi } from '../../dev-server/local-api.ts';
 import { operations } from '../../functions/operations.ts';
-import { everyHandler } from '../support/local-api-fixture.ts';
+import { everyHandler, startTestApi } from '../support/local-api-fixture.ts';
 
 function start(fixture: string): Promise<LocalApi> {
-  return startLocalApi({
-    host: '127.0.0.1',
-    port: 0,
-    log: () => {},
+  return startTestApi({
     handlers: everyHandler(fixture),
   });
 }

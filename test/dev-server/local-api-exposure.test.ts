@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalConfigError } from '../../dev-server/config.ts';
 import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
 import {
-  client,
   clientCredentialsToken,
   createPlant,
   everyHandler,
+  startTestApi,
   tokenRequest,
 } from '../support/local-api-fixture.ts';
 
@@ -45,10 +45,7 @@ describe('startLocalApi answers only to its own host names (DNS rebinding)', () 
   const logged: string[] = [];
 
   beforeAll(async () => {
-    api = await startLocalApi({
-      host: '127.0.0.1',
-      port: 0,
-      client,
+    api = await startTestApi({
       log: (line) => logged.push(line),
     });
     port = Number(new URL(api.url).port);
@@ -108,7 +105,7 @@ describe('startLocalApi on an address other machines can reach', () => {
   });
 
   it('starts with a secret of its own, and its docs page holds no token', async () => {
-    const api = await startLocalApi({ host: '0.0.0.0', port: 0, client, log: () => {} });
+    const api = await startTestApi({ host: '0.0.0.0' });
 
     try {
       const response = await fetch(`${api.url}/docs`);
@@ -151,11 +148,8 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
   it('holds requests from the first accepted connection and answers every route, as API Gateway does on a cold start', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const starting = startLocalApi({
-      host: '127.0.0.1',
+    const starting = startTestApi({
       port,
-      client,
-      log: () => {},
       handlers: everyHandler('slow-init-handler.ts'),
     });
 
@@ -177,11 +171,8 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
 
   it('answers 503 once a request has been held for the warm-up bound', async () => {
     const port = await freePort();
-    const starting = startLocalApi({
-      host: '127.0.0.1',
+    const starting = startTestApi({
       port,
-      client,
-      log: () => {},
       handlers: everyHandler('slow-init-handler.ts'),
       limits: { warmUpMs: 200 },
     });
@@ -205,11 +196,7 @@ describe('startLocalApi under many slow uploads', () => {
   const budget = 64 * 1024;
 
   beforeAll(async () => {
-    api = await startLocalApi({
-      host: '127.0.0.1',
-      port: 0,
-      client,
-      log: () => {},
+    api = await startTestApi({
       limits: {
         bodyBytesInFlight: budget,
         unvouchedBodyBytesInFlight: budget,
@@ -306,11 +293,7 @@ describe('startLocalApi under many slow uploads', () => {
 
 describe('startLocalApi while it closes', () => {
   it('finishes a request in flight with Connection: close, and serves nothing sent after shutdown began on that connection', async () => {
-    const api = await startLocalApi({
-      host: '127.0.0.1',
-      port: 0,
-      client,
-      log: () => {},
+    const api = await startTestApi({
       handlers: everyHandler('misbehaving-handler.ts'),
     });
     const { port } = new URL(api.url);
@@ -339,7 +322,7 @@ describe('startLocalApi while it closes', () => {
 
   it('still checks the Host of a request whose headers complete after close() has begun', async () => {
     // A connection with a request under way, its headers not yet complete.
-    const api = await startLocalApi({ host: '127.0.0.1', port: 0, client, log: () => {} });
+    const api = await startTestApi();
     const { port } = new URL(api.url);
     const socket = connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));

@@ -19,7 +19,7 @@ describe('startLocalApi', () => {
   beforeAll(async () => {
     const data = await tempDataDir();
     removeDir = data.remove;
-    api = await startTestApi(data.dir);
+    api = await startTestApi({ dataDir: data.dir });
     token = await clientCredentialsToken(api);
   });
 
@@ -149,12 +149,12 @@ describe('startLocalApi restarted on the same data directory', () => {
   });
 
   it('keeps the plants: a replay is 200 and a conflicting create is 409', async () => {
-    const first = await startTestApi(dir);
+    const first = await startTestApi({ dataDir: dir });
     apis.push(first);
     const created = await createPlant(first, await clientCredentialsToken(first), curlBody);
     expect(created.status).toBe(200);
     await first.close();
-    const second = await startTestApi(dir);
+    const second = await startTestApi({ dataDir: dir });
     apis.push(second);
     const token = await clientCredentialsToken(second);
 
@@ -169,10 +169,10 @@ describe('startLocalApi restarted on the same data directory', () => {
   });
 
   it('refuses a second server on a directory in use, naming PLANTS_DATA_DIR', async () => {
-    const running = await startTestApi(dir);
+    const running = await startTestApi({ dataDir: dir });
     apis.push(running);
 
-    const second = startTestApi(dir);
+    const second = startTestApi({ dataDir: dir });
 
     await expect(second).rejects.toThrow(/in use.*PLANTS_DATA_DIR/s);
   });

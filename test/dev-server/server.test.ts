@@ -1,17 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
-import { client, everyHandler } from '../support/local-api-fixture.ts';
+import type { LocalApi } from '../../dev-server/local-api.ts';
+import { everyHandler, startTestApi } from '../support/local-api-fixture.ts';
 
 let api: LocalApi;
 let port: number;
 
 beforeAll(async () => {
-  api = await startLocalApi({
-    host: '127.0.0.1',
-    port: 0,
-    client,
-    log: () => {},
+  api = await startTestApi({
     handlers: everyHandler('misbehaving-handler.ts'),
     limits: { requestTimeoutMs: 500, maxConnections: 4 },
   });

@@ -4,10 +4,8 @@ import { open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalApi } from '../../dev-server/local-api.ts';
 import { StoreDamagedError } from '../../dev-server/store-check.ts';
 import {
-  client,
   clientCredentialsToken,
   createPlant,
   startTestApi,
@@ -27,7 +25,7 @@ afterAll(async () => {
 async function writtenStore(count: number): Promise<string> {
   const { dir, remove } = await tempDataDir();
   removeDirs.push(remove);
-  const api = await startTestApi(dir);
+  const api = await startTestApi({ dataDir: dir });
   const token = await clientCredentialsToken(api);
   for (let first = 1; first <= count; first += 50) {
     const ids = Array.from({ length: Math.min(50, count - first + 1) }, (_, i) => first + i);
@@ -54,10 +52,6 @@ async function snapshot(store: string): Promise<Record<string, string>> {
   return Object.fromEntries(digests);
 }
 
-function start(dir: string) {
-  return startLocalApi({ host: '127.0.0.1', port: 0, dataDir: dir, client, log: () => {} });
-}
-
 describe('startLocalApi on a store LevelDB cannot read completely', () => {
   let dir: string;
   let store: string;
@@ -76,14 +70,14 @@ describe('startLocalApi on a store LevelDB cannot read completely', () => {
     await handle.close();
     const before = await snapshot(store);
 
-    const first = start(dir);
+    const first = startTestApi({ dataDir: dir });
     await expect(first).rejects.toThrow(StoreDamagedError);
     await expect(first).rejects.toThrow(
       new RegExp(
         `^The store ${store} is damaged: .*${join(store, log ?? '')}: dropping \\d+ bytes; Corruption: checksum mismatch.*mv ${store} ${store}\\.damaged`,
       ),
     );
-    const again = start(dir);
+    const again = startTestApi({ dataDir: dir });
 
     await expect(again).rejects.toThrow(StoreDamagedError);
     expect(await snapshot(store)).toEqual(before);
@@ -150,7 +144,7 @@ describe('startLocalApi on a store whose server was killed', () => {
     });
     await Promise.all(writers);
     await exited;
-    const api = await start(dir);
+    const api = await startTestApi({ dataDir: dir });
 
     try {
       const token = await clientCredentialsToken(api);

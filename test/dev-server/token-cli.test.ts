@@ -33,7 +33,7 @@ describe('token CLI (npm run -s token)', () => {
 
   beforeAll(async () => {
     ({ dir, remove: removeDir } = await tempDataDir());
-    api = await startTestApi(dir);
+    api = await startTestApi({ dataDir: dir });
   });
 
   afterAll(async () => {

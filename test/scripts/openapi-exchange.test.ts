@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
+import type { LocalApi } from '../../dev-server/local-api.ts';
 import {
   type Answer,
   loadOpenApiExchanges,
   type OpenApiExchanges,
 } from '../../scripts/openapi-exchange.ts';
-import { client, clientCredentialsToken } from '../support/local-api-fixture.ts';
+import { clientCredentialsToken, startTestApi } from '../support/local-api-fixture.ts';
 
 const createPlant = { method: 'POST', path: '/plants' } as const;
 const json = { 'content-type': 'application/json' } as const;
@@ -295,11 +295,7 @@ describe("the local server's own answers are the ones openapi.yaml documents", (
 
   beforeAll(async () => {
     spec = await loadOpenApiExchanges();
-    api = await startLocalApi({
-      host: '127.0.0.1',
-      port: 0,
-      client,
-      log: () => {},
+    api = await startTestApi({
       limits: { bodyBytesInFlight: budget, requestTimeoutMs: 1_000 },
     });
     token = await clientCredentialsToken(api);

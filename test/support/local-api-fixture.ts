@@ -16,9 +16,9 @@ export async function tempDataDir(): Promise<{ dir: string; remove: () => Promis
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** The local API on a free loopback port, quiet, with the real handler. */
-export function startTestApi(dataDir?: string): Promise<LocalApi> {
-  return startLocalApi({ host: '127.0.0.1', port: 0, dataDir, client, log: () => {} });
+/** The local API on a free loopback port, quiet, with `client` and the real handlers, but for `options`. */
+export function startTestApi(options: Partial<LocalApiOptions> = {}): Promise<LocalApi> {
+  return startLocalApi({ host: '127.0.0.1', port: 0, client, log: () => {}, ...options });
 }
 
 /** One stand-in module (a fixture under `dev-server-handlers/`) for every operation's handler. */

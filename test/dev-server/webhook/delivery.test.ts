@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalApi, startLocalApi } from '../../../dev-server/local-api.ts';
+import type { LocalApi } from '../../../dev-server/local-api.ts';
 import { generateWebhookSecret } from '../../../dev-server/webhook/webhook-secret.ts';
 import {
   maxAttempts,
   retryDelaysSeconds,
 } from '../../../functions/deliver-webhook/delivery-policy.ts';
-import { client, clientCredentialsToken, createPlant } from '../../support/local-api-fixture.ts';
+import {
+  clientCredentialsToken,
+  createPlant,
+  startTestApi,
+} from '../../support/local-api-fixture.ts';
 import {
   type ReceivedWebhook,
   type ReceiverBehaviour,
@@ -42,10 +46,7 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
       secret,
       behaviour: (name) => answers.get(name ?? '')?.() ?? ok,
     });
-    api = await startLocalApi({
-      host: '127.0.0.1',
-      port: 0,
-      client,
+    api = await startTestApi({
       log: (line) => logLines.push(line),
       webhook: { url: receiver.url.href, secret, timeScale },
     });

@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalApi, startLocalApi } from '../../../dev-server/local-api.ts';
+import type { LocalApi } from '../../../dev-server/local-api.ts';
 import { generateWebhookSecret } from '../../../dev-server/webhook/webhook-secret.ts';
 import {
   deliveryDeadlineMs,
   retryDelaysSeconds,
   retryJitter,
 } from '../../../functions/deliver-webhook/delivery-policy.ts';
-import { client, clientCredentialsToken, createPlant } from '../../support/local-api-fixture.ts';
+import {
+  clientCredentialsToken,
+  createPlant,
+  startTestApi,
+} from '../../support/local-api-fixture.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
 
 /**
@@ -31,11 +35,7 @@ describe('the webhook against a slow receiver (npm start, real time)', () => {
         return { kind: 'answer', status: 200 };
       },
     });
-    api = await startLocalApi({
-      host: '127.0.0.1',
-      port: 0,
-      client,
-      log: () => {},
+    api = await startTestApi({
       webhook: { url: receiver.url.href, secret },
     });
     token = await clientCredentialsToken(api);
