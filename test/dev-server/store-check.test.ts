@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreDamagedError } from '../../dev-server/store-check.ts';
 import {
@@ -11,8 +9,7 @@ import {
   startTestApi,
   tempDataDir,
 } from '../support/local-api-fixture.ts';
-
-const mainScript = fileURLToPath(new URL('../../dev-server/main.ts', import.meta.url));
+import { npmStart, runScript } from '../support/node-script.ts';
 
 let removeDirs: (() => Promise<void>)[] = [];
 
@@ -90,23 +87,16 @@ describe('npm start on a store whose CURRENT is damaged', () => {
     const dir = await writtenStore(10);
     await writeFile(join(dir, 'dynamodb', 'CURRENT'), 'MANIFEST-00000');
 
-    const child = spawn(process.execPath, [mainScript], {
-      env: { PATH: process.env.PATH ?? '', PORT: '0', PLANTS_DATA_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const server = runScript('dev-server/main.ts', { PORT: '0', PLANTS_DATA_DIR: dir });
+    const code = await server.exited;
 
     expect(code).toBe(1);
-    expect(stderr).toMatch(
+    expect(server.stderr()).toMatch(
       new RegExp(
         `^Could not start the local API: The store ${join(dir, 'dynamodb')} is damaged: .*CURRENT.*\\. Nothing in it has been changed\\.`,
       ),
     );
-    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(server.stderr()).not.toMatch(/^\s+at /m);
   }, 30_000);
 });
 
@@ -114,36 +104,19 @@ describe('startLocalApi on a store whose server was killed', () => {
   it('starts and keeps every create that got a 200 (a killed server is not a damaged store)', async () => {
     const { dir, remove } = await tempDataDir();
     removeDirs.push(remove);
-    const child = spawn(process.execPath, [mainScript], {
-      env: { PATH: process.env.PATH ?? '', PORT: '0', PLANTS_DATA_DIR: dir },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const banner = await new Promise<string>((resolve) => {
-      let output = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Ctrl-C')) resolve(output);
-      });
-    });
-    const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
-    const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1] ?? '';
+    const { server, create } = await npmStart({ PLANTS_DATA_DIR: dir });
     const stored: number[] = [];
-    const exited = new Promise((resolve) => child.once('exit', resolve));
 
     const writers = Array.from({ length: 8 }, async (_, writer) => {
       for (let id = writer; ; id += 8) {
-        const answer = await fetch(`${url}/plants`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: `{"id":${id},"name":"Plant ${id}"}`,
-        }).catch(() => undefined);
+        const answer = await create(`{"id":${id},"name":"Plant ${id}"}`).catch(() => undefined);
         if (answer?.status !== 200) return;
         stored.push(id);
-        if (stored.length === 200) child.kill('SIGKILL');
+        if (stored.length === 200) server.child.kill('SIGKILL');
       }
     });
     await Promise.all(writers);
-    await exited;
+    await server.exited;
     const api = await startTestApi({ dataDir: dir });
 
     try {

@@ -71,3 +71,21 @@ export function runScript(
     },
   };
 }
+
+/**
+ * `npm start` on a free port with `env`, once its banner is out: the URL and token the banner
+ * prints, and a create through them.
+ */
+export async function npmStart(env: Readonly<Record<string, string>>) {
+  const server = runScript('dev-server/main.ts', { PORT: '0', ...env });
+  const banner = await server.waitFor(/Ctrl-C stops it/);
+  const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
+  const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1] ?? '';
+  const create = (body: string) =>
+    fetch(`${url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    });
+  return { server, banner, url, create };
+}

@@ -5,8 +5,12 @@ import {
   webhookSecretFile,
 } from '../../../dev-server/webhook/webhook-secret.ts';
 import { tempDataDir } from '../../support/local-api-fixture.ts';
-import { runScript, type ScriptProcess } from '../../support/node-script.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
+import { npmStart, runScript, type ScriptProcess } from '../../support/node-script.ts';
+import {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from '../../support/webhook-receiver.ts';
 
 /** The deliveries the receiver answered 200. */
 const acknowledged = (receiver: WebhookReceiver) =>
@@ -15,46 +19,45 @@ const acknowledged = (receiver: WebhookReceiver) =>
 const acknowledgedBodies = (receiver: WebhookReceiver) =>
   [...new Set(acknowledged(receiver).map(({ body }) => body))].sort();
 
-/** `npm start` with these variables, once its banner is out: its URL and the banner's token. */
-async function npmStart(env: Record<string, string>) {
-  const server = runScript('dev-server/main.ts', { PORT: '0', ...env });
-  const banner = await server.waitFor(/Ctrl-C stops it/);
-  const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
-  const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1] ?? '';
-  const create = (body: string) =>
-    fetch(`${url}/plants`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body,
-    });
-  return { server, banner, create };
-}
-
 /** What a test starts, stopped once it has finished: processes, receivers, then data directories. */
 function fixtures(onTestFinished: (fn: () => Promise<void>) => void) {
   const cleanups: (() => Promise<unknown>)[] = [];
   onTestFinished(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
+  const started = (process: ScriptProcess) => {
+    cleanups.push(async () => {
+      if (process.child.exitCode === null && process.child.signalCode === null) {
+        process.child.kill('SIGTERM');
+      }
+      await process.exited;
+    });
+    return process;
+  };
   return {
-    started(process: ScriptProcess) {
-      cleanups.push(async () => {
-        if (process.child.exitCode === null && process.child.signalCode === null) {
-          process.child.kill('SIGTERM');
-        }
-        await process.exited;
-      });
-      return process;
+    started,
+    /** `npmStart(env)`, stopped with the rest. */
+    async serverWith(env: Readonly<Record<string, string>>) {
+      const server = await npmStart(env);
+      started(server.server);
+      return server;
     },
     async dataDir() {
       const { dir, remove } = await tempDataDir();
       cleanups.unshift(remove);
       return dir;
     },
-    async receiverWith(options: Parameters<typeof startWebhookReceiver>[0]) {
-      const receiver = await startWebhookReceiver(options);
+    /** A receiver with a secret of its own, and `npm start`'s variables for delivering to it. */
+    async receiverFor(dir: string, options: Omit<WebhookReceiverOptions, 'secret'> = {}) {
+      const secret = generateWebhookSecret();
+      const receiver = await startWebhookReceiver({ ...options, secret });
       cleanups.push(() => receiver.close());
-      return receiver;
+      const env = {
+        PLANTS_DATA_DIR: dir,
+        PLANTS_WEBHOOK_URL: receiver.url.href,
+        PLANTS_WEBHOOK_SECRET: secret,
+      };
+      return { receiver, secret, env };
     },
   };
 }
@@ -65,7 +68,7 @@ describe.concurrent('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in it
     onTestFinished,
     expect,
   }) => {
-    const { started, dataDir } = fixtures(onTestFinished);
+    const { started, dataDir, serverWith } = fixtures(onTestFinished);
     const dir = await dataDir();
     const listener = started(
       runScript('scripts/webhook-listen.ts', { PLANTS_DATA_DIR: dir }, ['--port', '0']),
@@ -73,11 +76,10 @@ describe.concurrent('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in it
     const listening = await listener.waitFor(/Ctrl-C stops it/);
     const listenUrl = /PLANTS_WEBHOOK_URL=(\S+) npm start/.exec(listening)?.[1] ?? '';
 
-    const { server, banner, create } = await npmStart({
+    const { banner, create } = await serverWith({
       PLANTS_DATA_DIR: dir,
       PLANTS_WEBHOOK_URL: listenUrl,
     });
-    started(server);
     const response = await create('{"id":42,"name":"Fern","tag":"indoor"}');
     const printed = await listener.waitFor(/\{"id":42,"name":"Fern","tag":"indoor"\}/);
 
@@ -96,22 +98,14 @@ describe.concurrent('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in it
     onTestFinished,
     expect,
   }) => {
-    const { started, dataDir, receiverWith } = fixtures(onTestFinished);
+    const { serverWith, dataDir, receiverFor } = fixtures(onTestFinished);
     const dir = await dataDir();
-    const secret = generateWebhookSecret();
     // Nothing is acknowledged before the kill: every event must come from what was on disk.
     let answering = false;
-    const receiver = await receiverWith({
-      secret,
+    const { receiver, env } = await receiverFor(dir, {
       behaviour: () => (answering ? { kind: 'answer', status: 200 } : { kind: 'hang' }),
     });
-    const env = {
-      PLANTS_DATA_DIR: dir,
-      PLANTS_WEBHOOK_URL: receiver.url.href,
-      PLANTS_WEBHOOK_SECRET: secret,
-    };
-    const first = await npmStart(env);
-    started(first.server);
+    const first = await serverWith(env);
     const ids = Array.from({ length: 20 }, (_, index) => 100 + index);
 
     const statuses = await Promise.all(
@@ -120,7 +114,7 @@ describe.concurrent('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in it
     first.server.child.kill('SIGKILL');
     await first.server.exited;
     answering = true;
-    started((await npmStart(env)).server);
+    await serverWith(env);
     await expect
       .poll(() => acknowledgedBodies(receiver).length, { timeout: 20_000, interval: 20 })
       .toBe(ids.length);
@@ -135,22 +129,15 @@ describe.concurrent('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in it
     onTestFinished,
     expect,
   }) => {
-    const { started, dataDir, receiverWith } = fixtures(onTestFinished);
+    const { serverWith, dataDir, receiverFor } = fixtures(onTestFinished);
     const dir = await dataDir();
-    const secret = generateWebhookSecret();
-    const receiver = await receiverWith({ secret });
+    const { receiver, secret, env } = await receiverFor(dir);
 
-    const without = await npmStart({ PLANTS_DATA_DIR: dir });
-    started(without.server);
+    const without = await serverWith({ PLANTS_DATA_DIR: dir });
     const before = await without.create('{"id":1,"name":"Unannounced"}');
     without.server.child.kill('SIGTERM');
     await without.server.exited;
-    const withWebhook = await npmStart({
-      PLANTS_DATA_DIR: dir,
-      PLANTS_WEBHOOK_URL: receiver.url.href,
-      PLANTS_WEBHOOK_SECRET: secret,
-    });
-    started(withWebhook.server);
+    const withWebhook = await serverWith(env);
     const after = await withWebhook.create('{"id":2,"name":"Announced"}');
     await expect.poll(() => acknowledged(receiver).length, { interval: 20 }).toBe(1);
 
