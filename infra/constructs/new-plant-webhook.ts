@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import {
@@ -12,15 +11,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import {
-  ApplicationLogLevel,
-  Architecture,
-  LoggingFormat,
-  Runtime,
-  SystemLogLevel,
-} from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
@@ -32,14 +23,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { batchSize, maxAttempts } from '../../functions/deliver-webhook/delivery-policy.ts';
 import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
-import {
-  cdkBundlingOptions,
-  functionEntry,
-  nodeOptions,
-  projectRoot,
-} from '../bundling/bundling.ts';
-import { functionSettings } from '../function-settings.ts';
 import { webhookSettings } from '../webhook-settings.ts';
+import { HandlerFunction } from './handler-function.ts';
 
 export interface NewPlantWebhookProps {
   /** The plants table, with a stream of NEW_IMAGE records: every new item is one event. */
@@ -122,28 +107,17 @@ export class NewPlantWebhook extends Construct {
       description:
         'new-plant webhook deliverer: write its own logs, read the signing secret, take and hold back the messages of its queue',
     });
-    const fn = new NodejsFunction(this, 'Deliverer', {
-      entry: functionEntry('deliver-webhook'),
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
-      bundling: cdkBundlingOptions,
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
-      memorySize: functionSettings.memoryMb,
+    const fn = new HandlerFunction(this, 'Deliverer', {
+      folder: 'deliver-webhook',
       timeout: functionTimeout,
       role,
       logGroup: this.logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel.INFO,
-      systemLogLevelV2: SystemLogLevel.INFO,
       description: 'new-plant webhook: sign and POST each new plant to the subscriber',
       environment: {
         [webhookEnvNames.url]: props.url,
         // The secret's ARN, never its value: the function reads it at its cold start.
         [webhookEnvNames.secretId]: this.secret.secretArn,
         [webhookEnvNames.queueUrl]: this.queue.queueUrl,
-        NODE_OPTIONS: nodeOptions,
       },
     });
     this.function = fn;

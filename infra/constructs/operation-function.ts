@@ -1,32 +1,16 @@
-import path from 'node:path';
 import { Duration, Fn, Intrinsic, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import {
-  Alias,
-  ApplicationLogLevel,
-  Architecture,
-  type CfnFunction,
-  LoggingFormat,
-  Runtime,
-  SystemLogLevel,
-  Tracing,
-} from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Alias, type CfnFunction, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { envNames } from '../../functions/config.ts';
 import { type Operation, routeKey } from '../../functions/operations.ts';
-import {
-  cdkBundlingOptions,
-  functionEntry,
-  nodeOptions,
-  projectRoot,
-} from '../bundling/bundling.ts';
 import { functionSettings } from '../function-settings.ts';
+import { HandlerFunction } from './handler-function.ts';
 
 /** The scopes the API's operations require, as `functions/operations.ts` names them. */
 export type ApiScope = Operation['scope'];
@@ -115,22 +99,12 @@ export class OperationFunction extends Construct {
     });
     this.role = role;
 
-    const fn: NodejsFunction = new NodejsFunction(this, 'Function', {
-      entry: functionEntry(operation.name),
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
-      bundling: cdkBundlingOptions,
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? functionSettings.memoryMb,
+    const fn: HandlerFunction = new HandlerFunction(this, 'Function', {
+      folder: operation.name,
+      memorySize: props.memorySize,
       timeout: props.timeout ?? Duration.seconds(functionSettings.timeoutSeconds),
       role,
       logGroup: this.logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel.INFO,
-      // INFO keeps the platform REPORT line, whose init duration the dashboard's cold-start widget reads.
-      systemLogLevelV2: SystemLogLevel.INFO,
       tracing: Tracing.ACTIVE,
       description: `${routeKey(operation)}: ${operation.summary}`,
       environment: {
@@ -139,7 +113,6 @@ export class OperationFunction extends Construct {
         [envNames.jwksUrl]: tokenIssuer.jwksUrl ?? defaultJwksUrl(tokenIssuer.issuer),
         [envNames.audiences]: tokenIssuer.audiences.join(','),
         [envNames.scope]: tokenIssuer.scopes?.[operation.scope] ?? operation.scope,
-        NODE_OPTIONS: nodeOptions,
       },
       currentVersionOptions: {
         // Old versions are kept, when a new one replaces them and when the template drops them:
