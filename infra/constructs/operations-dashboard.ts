@@ -134,15 +134,8 @@ function webhookRow(
   { function: fn, queue, deadLetterQueue }: DashboardWebhook,
   graph: (title: string, width: number, left: IMetric[], right?: IMetric[]) => GraphWidget,
 ): IWidget[] {
-  const app = (metricName: string, statistic: string = Stats.SUM, label?: string) =>
-    new Metric({
-      namespace: metricsNamespace,
-      metricName,
-      dimensionsMap: { Service: fn.functionName },
-      statistic,
-      period,
-      ...(label === undefined ? {} : { label }),
-    });
+  const app = (metricName: string, statistic?: string, label?: string) =>
+    handlerMetric(fn, metricName, statistic, label);
   return [
     graph(
       'New-plant webhook: delivered, retried, dead-lettered',
@@ -180,15 +173,7 @@ function operationRow(
   graph: (title: string, width: number, left: IMetric[], right?: IMetric[]) => GraphWidget,
 ): IWidget[] {
   const route = routeKey(operation);
-  // The handler names its `Service` dimension after the function, so stages never mix.
-  const app = (metricName: string, statistic: string = Stats.SUM) =>
-    new Metric({
-      namespace: metricsNamespace,
-      metricName,
-      dimensionsMap: { Service: fn.functionName },
-      statistic,
-      period,
-    });
+  const app = (metricName: string, statistic?: string) => handlerMetric(fn, metricName, statistic);
   return [
     graph(
       `${route}: invocations, errors and throttles`,
@@ -229,4 +214,24 @@ function operationRow(
       ].map((counter) => app(counter)),
     ),
   ];
+}
+
+/**
+ * A metric the function's handler wrote. The handler names its `Service` dimension after the
+ * function, so stages never mix.
+ */
+function handlerMetric(
+  fn: IFunction,
+  metricName: string,
+  statistic: string = Stats.SUM,
+  label?: string,
+): Metric {
+  return new Metric({
+    namespace: metricsNamespace,
+    metricName,
+    dimensionsMap: { Service: fn.functionName },
+    statistic,
+    period,
+    ...(label === undefined ? {} : { label }),
+  });
 }
