@@ -1,6 +1,7 @@
 import type { Agent } from 'node:http';
 import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { IssuerUnavailableError, UnauthorizedError } from './auth-errors.ts';
+import { isCanonicalCompactJws } from './compact-jws.ts';
 import { createRemoteKeySet } from './remote-key-set.ts';
 
 export type VerifiedToken = {
@@ -62,6 +63,7 @@ export async function verifyJwt(
   keys: JWTVerifyGetKey,
   options: Pick<JwtVerifierOptions, 'issuer' | 'audiences'>,
 ): Promise<VerifiedToken> {
+  if (!isCanonicalCompactJws(token)) throw malformedToken();
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, keys, {
@@ -153,8 +155,11 @@ function verificationFailure(error: unknown): UnauthorizedError | IssuerUnavaila
     return new UnauthorizedError('signature', 'Token signature is invalid', error);
   }
   if (issuerFailed(error)) return new IssuerUnavailableError(error);
-  return new UnauthorizedError('invalid', 'Token is malformed or invalid', error);
+  return malformedToken(error);
 }
+
+const malformedToken = (cause?: unknown) =>
+  new UnauthorizedError('invalid', 'Token is malformed or invalid', cause);
 
 /** The JWKS could not be fetched or read: a timeout, a network error, a non-200 or a bad document. */
 function issuerFailed(error: unknown): boolean {

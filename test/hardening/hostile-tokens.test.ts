@@ -15,6 +15,7 @@ import { expectErrorShape, hygieneHeaders } from '../support/contract.ts';
 import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 import type { MintOptions, TestIssuer } from '../support/test-issuer.ts';
+import { respell, withStrayBit } from '../support/token-spelling.ts';
 
 /**
  * The API accepts tokens for itself (as `aud`) or for one client (Cognito's `client_id`). The
@@ -191,6 +192,16 @@ const invalidTokens: TokenCase[] = [
         JSON.stringify(validClaims(issuer)).replace(/"exp":\d+/, '"exp":1e400'),
       ),
     'Token lifetime exceeds 24 hours',
+  ],
+  [
+    'a valid token padded with "=="',
+    async (issuer) => `${await issuer.mint()}==`,
+    'Token is malformed or invalid',
+  ],
+  [
+    "a valid token with an unused bit set in its signature's last character",
+    async (issuer) => respell(await issuer.mint(), 2, withStrayBit),
+    'Token is malformed or invalid',
   ],
   ['another issuer', mint({ issuer: 'https://evil.example' }), 'Token issuer is not trusted'],
   [

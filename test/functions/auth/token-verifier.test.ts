@@ -6,6 +6,7 @@ import {
   maxTokenLifetimeSeconds,
   verifyJwt,
 } from '../../../functions/auth/token-verifier.ts';
+import { respell, withStrayBit } from '../../support/token-spelling.ts';
 
 const now = 1_750_000_000;
 const options = { audiences: ['plant-store-api', 'cli-client'] };
@@ -93,6 +94,9 @@ describe('checkClaims', () => {
   });
 });
 
+/** The order n of P-256's base point: an ECDSA signature (r, s) has a twin (r, n - s). */
+const p256Order = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
 describe('verifyJwt', () => {
   const issuer = 'https://issuer.example';
   let sign: (claims: Record<string, unknown>) => Promise<string>;
@@ -134,6 +138,50 @@ describe('verifyJwt', () => {
     const caller = await verifyJwt(token, keys, { issuer, ...options });
 
     expect(caller).toStrictEqual({ subject: undefined, clientId: 'cli-client', scopes });
+  });
+
+  it.each<[string, (token: string) => string]>([
+    ['the signature padded with "=="', (token) => `${token}==`],
+    ['the header padded with "=="', (token) => respell(token, 0, (header) => `${header}==`)],
+    [
+      "the signature's last character with an unused bit set",
+      (token) => respell(token, 2, withStrayBit),
+    ],
+    [
+      "the header's last character with an unused bit set",
+      (token) => respell(token, 0, withStrayBit),
+    ],
+  ])('refuses a signed token respelled as %s', async (_case, respelled) => {
+    const token = await sign({ scope: 'plants/write' });
+
+    const accepted = await verifyJwt(token, keys, { issuer, ...options });
+
+    expect(accepted.scopes).toStrictEqual(['plants/write']);
+    expect(await reasonFor(respelled(token))).toStrictEqual([
+      'invalid',
+      'Token is malformed or invalid',
+    ]);
+  });
+
+  it('accepts ES256 signatures whichever half of the curve order S falls in (decision 0115)', async () => {
+    const byHalf = new Map<string, string>();
+    while (byHalf.size < 2) {
+      const token = await sign({ scope: 'plants/write' });
+      const signature = Buffer.from(token.split('.')[2] ?? '', 'base64url');
+      const s = BigInt(`0x${signature.toString('hex', 32)}`);
+      byHalf.set(s > p256Order / 2n ? 'high' : 'low', token);
+    }
+
+    const verdicts = await Promise.all(
+      ['high', 'low'].map((half) =>
+        verifyJwt(byHalf.get(half) ?? '', keys, { issuer, ...options }),
+      ),
+    );
+
+    expect(verdicts.map((caller) => caller.scopes)).toStrictEqual([
+      ['plants/write'],
+      ['plants/write'],
+    ]);
   });
 
   it('applies checkClaims to a verified token', async () => {
