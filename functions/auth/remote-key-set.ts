@@ -1,13 +1,12 @@
+import type { KeyObject } from 'node:crypto';
 import type { Agent } from 'node:http';
-import {
-  type CryptoKey,
-  createLocalJWKSet,
-  errors,
-  type FlattenedJWSInput,
-  type JSONWebKeySet,
-  type JWSHeaderParameters,
-} from 'jose';
 import { sendRequest } from '../connections/outbound-http.ts';
+import {
+  type Algorithm,
+  createLocalKeySet,
+  type LocalKeySet,
+  NoMatchingKeyError,
+} from './json-web-key-set.ts';
 
 export type RemoteKeySetOptions = {
   /** The whole fetch, connect to last byte. */
@@ -20,39 +19,36 @@ export type RemoteKeySetOptions = {
    * Start fetching the set once the creating module has loaded (the next turn of the event
    * loop), not on the first token: a cold start then fetches it while the runtime gets the first
    * event, concurrently with opening the DynamoDB connection. Never awaited and never thrown: a
-   * failed prefetch only means the first token fetches. While the set is on its way, WebCrypto
-   * (through which jose verifies) is warmed up too. @default false
+   * failed prefetch only means the first token fetches. @default false
    */
   readonly prefetch?: boolean;
   /** The connections to the issuer (one kept alive, perhaps opened ahead); @default Node's global agent */
   readonly agent?: Agent;
 };
 
-export type RemoteKeySet = (
-  protectedHeader: JWSHeaderParameters,
-  token: FlattenedJWSInput,
-) => Promise<CryptoKey>;
+/** The issuer's key for a token's `alg` and `kid`, from a key set fetched as needed. */
+export type RemoteKeySet = (alg: Algorithm, kid: unknown) => Promise<KeyObject>;
 
 /** A JWKS is a few keys; anything this large is not one. */
 const maxJwksBytes = 256 * 1024;
 
 /**
  * jose's `createRemoteJWKSet` rules (fetch once, cache, refetch early for an unknown `kid` after a
- * cooldown, share one fetch between concurrent requests), fetched with `node:http(s)`. jose's own
- * builds a `Headers` when created and calls `fetch`, and either loads undici into every cold start
+ * cooldown, share one fetch between concurrent requests), fetched with `node:http(s)`, whose
+ * `fetch` would load undici into every cold start
  * (docs/decisions/0003-built-ins-without-esm-facades.md). A key set that cannot be fetched or read
- * rejects with a plain error, and a malformed one with jose's JWKSInvalid: the verifier answers
+ * rejects with a plain error, and a malformed one with an InvalidKeySetError: the verifier answers
  * both with a 503.
  */
 export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): RemoteKeySet {
-  let local: ReturnType<typeof createLocalJWKSet> | undefined;
+  let local: LocalKeySet | undefined;
   let fetchedAt = Number.NEGATIVE_INFINITY;
-  let pending: Promise<ReturnType<typeof createLocalJWKSet>> | undefined;
+  let pending: Promise<LocalKeySet> | undefined;
 
   const reload = () => {
     pending ??= fetchJson(url, options)
       .then((jwks) => {
-        local = createLocalJWKSet(jwks as JSONWebKeySet);
+        local = createLocalKeySet(jwks);
         fetchedAt = Date.now();
         return local;
       })
@@ -64,11 +60,9 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
   let prefetching: Promise<unknown> | undefined;
   if (options.prefetch) {
     setImmediate(() => {
-      if (local === undefined) {
-        prefetching = reload();
-        prefetching.catch(() => {});
-      }
-      setImmediate(() => warmUpWebCrypto().catch(() => {}));
+      if (local !== undefined) return;
+      prefetching = reload();
+      prefetching.catch(() => {});
     });
   }
 
@@ -87,40 +81,20 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
     }
   };
 
-  return async (protectedHeader, token) => {
+  return async (alg, kid) => {
     const keys =
       local !== undefined && Date.now() < fetchedAt + options.cacheMaxAgeMs
         ? local
         : await freshKeys();
     try {
-      return await keys(protectedHeader, token);
+      return keys(alg, kid);
     } catch (error) {
-      if (
-        error instanceof errors.JWKSNoMatchingKey &&
-        Date.now() >= fetchedAt + options.cooldownMs
-      ) {
-        return (await reload())(protectedHeader, token);
+      if (error instanceof NoMatchingKeyError && Date.now() >= fetchedAt + options.cooldownMs) {
+        return (await reload())(alg, kid);
       }
       throw error;
     }
   };
-}
-
-/**
- * WebCrypto loads its modules and compiles its RSA path on first use: CPU that would otherwise sit
- * between the key set's arrival and the first token's verdict
- * (docs/decisions/0002-open-connections-early.md). Importing a public key and checking an empty
- * signature with it does that work while the network is busy. The key's modulus is 2^2047 + 1:
- * well-formed, and it verifies nothing.
- */
-async function warmUpWebCrypto(): Promise<void> {
-  const modulus = Buffer.alloc(256);
-  modulus[0] = 0x80;
-  modulus[255] = 0x01;
-  const algorithm = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
-  const jwk = { kty: 'RSA', n: modulus.toString('base64url'), e: 'AQAB' };
-  const key = await crypto.subtle.importKey('jwk', jwk, algorithm, false, ['verify']);
-  await crypto.subtle.verify(algorithm, key, new Uint8Array(256), new Uint8Array(0));
 }
 
 async function fetchJson(

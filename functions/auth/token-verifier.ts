@@ -1,8 +1,11 @@
 import type { Agent } from 'node:http';
-import { errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { IssuerUnavailableError, UnauthorizedError } from './auth-errors.ts';
-import { isCanonicalCompactJws } from './compact-jws.ts';
-import { createRemoteKeySet } from './remote-key-set.ts';
+import { jsonObject, malformedToken, readCompactJws } from './compact-jws.ts';
+import { AmbiguousKeyError, isAlgorithm, NoMatchingKeyError } from './json-web-key-set.ts';
+import { createRemoteKeySet, type RemoteKeySet } from './remote-key-set.ts';
+
+// The built-in itself, not its ESM facade (docs/decisions/0003-built-ins-without-esm-facades.md).
+const { verify } = process.getBuiltinModule('node:crypto');
 
 export type VerifiedToken = {
   readonly subject: string | undefined;
@@ -13,6 +16,9 @@ export type VerifiedToken = {
 /** The port the handler depends on: a bearer token in, verified claims out, or an error to answer. */
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 
+/** A JWT's claims set, as its issuer wrote it. */
+export type JwtClaims = Readonly<Record<string, unknown>>;
+
 export type JwtVerifierOptions = {
   readonly issuer: string;
   readonly jwksUrl: URL;
@@ -22,12 +28,6 @@ export type JwtVerifierOptions = {
    */
   readonly audiences: readonly string[];
 };
-
-/**
- * Asymmetric algorithms only: HMAC would let anyone holding the public key sign, and `none`
- * signs nothing. RS256 is what Cognito, Auth0, Entra ID and Okta issue by default.
- */
-export const allowedAlgorithms = ['RS256', 'ES256'];
 
 /** Issuer and service clocks are NTP-synced; a few seconds absorb the rest. */
 const clockToleranceSeconds = 5;
@@ -58,35 +58,87 @@ export function createJwtVerifier(
   return (token) => verifyJwt(token, keys, options);
 }
 
+/**
+ * A signed JWT (RFC 7519, RFC 7515's compact serialization) checked with `node:crypto`: its one
+ * spelling, its algorithm, the issuer's key for its `kid`, its signature, then its claims, in the
+ * order and with the answers jose's `jwtVerify` gives (docs/decisions/0116-jwt-verified-with-node-crypto.md).
+ */
 export async function verifyJwt(
   token: string,
-  keys: JWTVerifyGetKey,
+  keys: RemoteKeySet,
   options: Pick<JwtVerifierOptions, 'issuer' | 'audiences'>,
 ): Promise<VerifiedToken> {
-  if (!isCanonicalCompactJws(token)) throw malformedToken();
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, keys, {
-      issuer: options.issuer,
-      algorithms: allowedAlgorithms,
-      clockTolerance: clockToleranceSeconds,
-      requiredClaims: ['exp'],
-    }));
-  } catch (error) {
-    throw verificationFailure(error);
+  const jws = readCompactJws(token);
+  const { alg, kid, crit } = jws.header;
+  // RFC 7515 4.1.11: no extension is understood here, so a critical one cannot be honoured.
+  if (crit !== undefined || typeof alg !== 'string' || alg === '') throw malformedToken();
+  if (!isAlgorithm(alg)) {
+    throw new UnauthorizedError('algorithm', 'Token algorithm is not allowed');
   }
-  checkClaims(payload, Math.floor(Date.now() / 1000), options);
-  const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
-  return { subject: payload.sub, clientId, scopes: grantedScopes(payload) };
+  let key: Awaited<ReturnType<RemoteKeySet>>;
+  try {
+    key = await keys(alg, kid);
+  } catch (error) {
+    if (error instanceof NoMatchingKeyError) {
+      throw new UnauthorizedError('unknown_key', 'Token signing key is not known', error);
+    }
+    if (error instanceof AmbiguousKeyError) throw malformedToken(error);
+    throw new IssuerUnavailableError(error);
+  }
+  // ES256 signatures are r || s (RFC 7518 3.4), which OpenSSL calls IEEE P1363.
+  const verifyKey = alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' as const } : key;
+  let signed = false;
+  try {
+    signed = verify('sha256', jws.signingInput, verifyKey, jws.signature);
+  } catch {
+    // A signature of the wrong length for the key: no more valid than a wrong one.
+  }
+  if (!signed) throw new UnauthorizedError('signature', 'Token signature is invalid');
+  const claims = jsonObject(jws.payload);
+  const now = Math.floor(Date.now() / 1000);
+  checkRegisteredClaims(claims, now, options.issuer);
+  checkClaims(claims, now, options);
+  const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
+  const subject = typeof claims.sub === 'string' ? claims.sub : undefined;
+  return { subject, clientId, scopes: grantedScopes(claims) };
 }
 
 /**
- * This API's own rules on a signature-checked payload whose `iss`, `exp` and `nbf` the JWT
- * library has already checked: kept apart from the library so that they hold whichever one
- * verifies the signature. `now` is in seconds since the epoch.
+ * RFC 7519 4.1: `iss` names the issuer exactly, `exp` is required, and `iat`, `nbf` and `exp`
+ * are numbers, `nbf` reached and `exp` not passed, give or take the clock tolerance.
+ */
+function checkRegisteredClaims(claims: JwtClaims, now: number, issuer: string): void {
+  if (!Object.hasOwn(claims, 'iss') || claims.iss !== issuer) {
+    throw new UnauthorizedError('issuer', 'Token issuer is not trusted');
+  }
+  if (!Object.hasOwn(claims, 'exp')) throw invalidClaim('exp');
+  numericDate(claims, 'iat');
+  const nbf = numericDate(claims, 'nbf');
+  if (nbf !== undefined && nbf > now + clockToleranceSeconds) {
+    throw new UnauthorizedError('not_yet_valid', 'Token is not yet valid');
+  }
+  const exp = numericDate(claims, 'exp');
+  if (exp !== undefined && exp <= now - clockToleranceSeconds) {
+    throw new UnauthorizedError('expired', 'Token has expired');
+  }
+}
+
+/** A NumericDate claim (RFC 7519 2), or undefined when the token leaves it out. */
+function numericDate(claims: JwtClaims, claim: string): number | undefined {
+  const value = claims[claim];
+  if (value !== undefined && typeof value !== 'number') throw invalidClaim(claim);
+  return value;
+}
+
+const invalidClaim = (claim: string) =>
+  new UnauthorizedError('invalid', `Token claim "${claim}" is invalid`);
+
+/**
+ * This API's own rules on a signature-checked claims set whose registered claims are already
+ * checked: the kind of token, its audience and its age. `now` is in seconds since the epoch.
  */
 export function checkClaims(
-  payload: JWTPayload,
+  payload: JwtClaims,
   now: number,
   options: Pick<JwtVerifierOptions, 'audiences'>,
 ): void {
@@ -116,7 +168,7 @@ export function checkClaims(
  * RFC 9068's space-separated `scope` (Cognito, Auth0), or Okta's `scp` array. Entra ID puts an
  * app's permissions in `roles`, which is not a scope and is not read.
  */
-function grantedScopes(payload: JWTPayload): string[] {
+function grantedScopes(payload: JwtClaims): string[] {
   if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
   if (Array.isArray(payload.scp)) return payload.scp.filter((scope) => typeof scope === 'string');
   return [];
@@ -126,47 +178,8 @@ function grantedScopes(payload: JWTPayload): string[] {
  * RFC 7519 4.1.3 and RFC 9068 4: a present `aud` decides, so a token minted for another API is
  * refused even when its `client_id` (which Keycloak, Hydra and Okta put in every token) is ours.
  */
-function acceptsAudience(payload: JWTPayload, audiences: readonly string[]): boolean {
+function acceptsAudience(payload: JwtClaims, audiences: readonly string[]): boolean {
   const { aud, client_id: clientId } = payload;
   if (aud === undefined) return typeof clientId === 'string' && audiences.includes(clientId);
   return (Array.isArray(aud) ? aud : [aud]).some((value) => audiences.includes(value));
-}
-
-/** Why a token failed, in words a client can act on; an unreachable issuer is not the client's fault. */
-function verificationFailure(error: unknown): UnauthorizedError | IssuerUnavailableError {
-  if (error instanceof errors.JWTExpired) {
-    return new UnauthorizedError('expired', 'Token has expired', error);
-  }
-  if (error instanceof errors.JWTClaimValidationFailed) {
-    // A `nbf` of the wrong type is `reason: 'invalid'`: malformed, not early.
-    if (error.claim === 'nbf' && error.reason === 'check_failed')
-      return new UnauthorizedError('not_yet_valid', 'Token is not yet valid', error);
-    if (error.claim === 'iss')
-      return new UnauthorizedError('issuer', 'Token issuer is not trusted', error);
-    return new UnauthorizedError('invalid', `Token claim "${error.claim}" is invalid`, error);
-  }
-  if (error instanceof errors.JOSEAlgNotAllowed) {
-    return new UnauthorizedError('algorithm', 'Token algorithm is not allowed', error);
-  }
-  if (error instanceof errors.JWKSNoMatchingKey) {
-    return new UnauthorizedError('unknown_key', 'Token signing key is not known', error);
-  }
-  if (error instanceof errors.JWSSignatureVerificationFailed) {
-    return new UnauthorizedError('signature', 'Token signature is invalid', error);
-  }
-  if (issuerFailed(error)) return new IssuerUnavailableError(error);
-  return malformedToken(error);
-}
-
-const malformedToken = (cause?: unknown) =>
-  new UnauthorizedError('invalid', 'Token is malformed or invalid', cause);
-
-/** The JWKS could not be fetched or read: a timeout, a network error, a non-200 or a bad document. */
-function issuerFailed(error: unknown): boolean {
-  return (
-    !(error instanceof errors.JOSEError) ||
-    error instanceof errors.JWKSTimeout ||
-    error instanceof errors.JWKSInvalid ||
-    error.code === errors.JOSEError.code
-  );
 }

@@ -428,7 +428,7 @@ describe('JWKS rotation and unknown key ids', () => {
     );
 
   it('accepts a newly published key without a restart, and refetches at most once per 30 s however many unknown kids arrive', async () => {
-    // Only Date is faked: jose's JWKS cooldown reads Date.now(), so 30 s pass without waiting.
+    // Only Date is faked: the key set's cooldown reads Date.now(), so 30 s pass without waiting.
     vi.useFakeTimers({ toFake: ['Date'] });
     const first = await invokeWith(await fresh.issuer.mint());
     const fetchesAfterFirst = fresh.issuer.jwksFetches();

@@ -1,6 +1,9 @@
-import { createLocalJWKSet, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+import { generateKeyPairSync, type KeyObject, sign as signBytes } from 'node:crypto';
+import { type JWTPayload, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UnauthorizedError } from '../../../functions/auth/auth-errors.ts';
+import { createLocalKeySet } from '../../../functions/auth/json-web-key-set.ts';
+import type { RemoteKeySet } from '../../../functions/auth/remote-key-set.ts';
 import {
   checkClaims,
   maxTokenLifetimeSeconds,
@@ -99,14 +102,17 @@ const p256Order = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc63
 
 describe('verifyJwt', () => {
   const issuer = 'https://issuer.example';
+  let privateKey: KeyObject;
   let sign: (claims: Record<string, unknown>) => Promise<string>;
-  let keys: ReturnType<typeof createLocalJWKSet>;
+  let keys: RemoteKeySet;
 
-  beforeAll(async () => {
-    const { privateKey, publicKey } = await generateKeyPair('ES256');
-    keys = createLocalJWKSet({
-      keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }],
+  beforeAll(() => {
+    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    privateKey = pair.privateKey;
+    const local = createLocalKeySet({
+      keys: [{ ...pair.publicKey.export({ format: 'jwk' }), kid: 'k', alg: 'ES256' }],
     });
+    keys = async (alg, kid) => local(alg, kid);
     sign = (claims) =>
       new SignJWT(cognito({ iss: issuer, iat: undefined, exp: undefined, ...claims }))
         .setProtectedHeader({ alg: 'ES256', kid: 'k' })
@@ -114,6 +120,23 @@ describe('verifyJwt', () => {
         .setExpirationTime('5m')
         .sign(privateKey);
   });
+
+  /** Any header and claims text, signed with the published key: what no JWT library would write. */
+  const signRaw = (header: Record<string, unknown>, claims: string) => {
+    const input = `${b64url(JSON.stringify(header))}.${b64url(claims)}`;
+    const signature = signBytes('sha256', Buffer.from(input), {
+      key: privateKey,
+      dsaEncoding: 'ieee-p1363',
+    });
+    return `${input}.${signature.toString('base64url')}`;
+  };
+  const b64url = (text: string) => Buffer.from(text).toString('base64url');
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const claimsText = (claims: Record<string, unknown>) =>
+    JSON.stringify({
+      ...cognito({ iss: issuer, iat: nowSeconds(), exp: nowSeconds() + 300 }),
+      ...claims,
+    });
 
   const reasonFor = async (token: string) => {
     const error = await verifyJwt(token, keys, { issuer, ...options }).catch((e: unknown) => e);
@@ -182,6 +205,129 @@ describe('verifyJwt', () => {
       ['plants/write'],
       ['plants/write'],
     ]);
+  });
+
+  it.each<[string, () => string, string, string]>([
+    [
+      'a "crit" header (no extension is understood)',
+      () => signRaw({ alg: 'ES256', kid: 'k', crit: ['exp'], exp: 1 }, claimsText({})),
+      'invalid',
+      'Token is malformed or invalid',
+    ],
+    [
+      'no "alg"',
+      () => signRaw({ kid: 'k' }, claimsText({})),
+      'invalid',
+      'Token is malformed or invalid',
+    ],
+    [
+      'an empty "alg"',
+      () => signRaw({ alg: '', kid: 'k' }, claimsText({})),
+      'invalid',
+      'Token is malformed or invalid',
+    ],
+    [
+      '"alg" not a string',
+      () => signRaw({ alg: ['ES256'], kid: 'k' }, claimsText({})),
+      'invalid',
+      'Token is malformed or invalid',
+    ],
+    [
+      '"alg" ES384',
+      () => signRaw({ alg: 'ES384', kid: 'k' }, claimsText({})),
+      'algorithm',
+      'Token algorithm is not allowed',
+    ],
+    [
+      '"alg" RS256 on an EC key',
+      () => signRaw({ alg: 'RS256', kid: 'k' }, claimsText({})),
+      'unknown_key',
+      'Token signing key is not known',
+    ],
+    [
+      'a "kid" that is a number',
+      () => signRaw({ alg: 'ES256', kid: 1 }, claimsText({})),
+      'unknown_key',
+      'Token signing key is not known',
+    ],
+    [
+      'a signature one byte short',
+      () => {
+        const token = signRaw({ alg: 'ES256', kid: 'k' }, claimsText({}));
+        const [header, payload, signature = ''] = token.split('.');
+        return `${header}.${payload}.${Buffer.from(signature, 'base64url').subarray(1).toString('base64url')}`;
+      },
+      'signature',
+      'Token signature is invalid',
+    ],
+    [
+      'claims that are a JSON array',
+      () => signRaw({ alg: 'ES256', kid: 'k' }, '[1]'),
+      'invalid',
+      'Token is malformed or invalid',
+    ],
+    [
+      'claims that are not JSON',
+      () => signRaw({ alg: 'ES256', kid: 'k' }, '{"exp":'),
+      'invalid',
+      'Token is malformed or invalid',
+    ],
+    [
+      'no "iss"',
+      () => signRaw({ alg: 'ES256', kid: 'k' }, claimsText({ iss: undefined })),
+      'issuer',
+      'Token issuer is not trusted',
+    ],
+    [
+      '"iss" null',
+      () => signRaw({ alg: 'ES256', kid: 'k' }, claimsText({ iss: null })),
+      'issuer',
+      'Token issuer is not trusted',
+    ],
+    [
+      '"exp" null',
+      () => signRaw({ alg: 'ES256', kid: 'k' }, claimsText({ exp: null })),
+      'invalid',
+      'Token claim "exp" is invalid',
+    ],
+    [
+      '"iat" a string',
+      () => signRaw({ alg: 'ES256', kid: 'k' }, claimsText({ iat: '1' })),
+      'invalid',
+      'Token claim "iat" is invalid',
+    ],
+    [
+      '"nbf" ahead and "exp" passed (nbf is checked first)',
+      () =>
+        signRaw(
+          { alg: 'ES256', kid: 'k' },
+          claimsText({ nbf: nowSeconds() + 600, exp: nowSeconds() - 600 }),
+        ),
+      'not_yet_valid',
+      'Token is not yet valid',
+    ],
+    [
+      '"exp" passed by the clock tolerance exactly',
+      () => signRaw({ alg: 'ES256', kid: 'k' }, claimsText({ exp: nowSeconds() - 5 })),
+      'expired',
+      'Token has expired',
+    ],
+  ])('refuses a signed token with %s', async (_case, token, reason, message) => {
+    expect(await reasonFor(token())).toStrictEqual([reason, message]);
+  });
+
+  it.each([
+    ['"exp" passed by less than the clock tolerance', 'exp', -4],
+    ['"nbf" ahead by the clock tolerance', 'nbf', 5],
+  ])('accepts a signed token with %s', async (_case, claim, offset) => {
+    const token = signRaw(
+      { alg: 'ES256', kid: 'k' },
+      claimsText({ [claim]: nowSeconds() + offset, scope: 'plants/write' }),
+    );
+
+    const caller = await verifyJwt(token, keys, { issuer, ...options });
+
+    expect(caller.scopes).toStrictEqual(['plants/write']);
   });
 
   it('applies checkClaims to a verified token', async () => {
