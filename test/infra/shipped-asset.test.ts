@@ -180,7 +180,7 @@ describe('the create-plant asset in cdk.out', () => {
     // esbuild parses the asset (static imports, dynamic imports, require calls) and resolves each
     // from the asset folder, as Lambda would; anything but a built-in would be bundled or fail.
     // Most built-ins are taken with `process.getBuiltinModule`, which names a built-in or throws.
-    // A CommonJS dependency's `require` calls (aws4's) go through the banner's own `require`, which
+    // A CommonJS dependency's `require` calls would go through the banner's own `require`, which
     // esbuild does not see as one; they can only name built-ins, since everything else is bundled.
     const { metafile } = await build({
       entryPoints: [path.join(fn.assetDir, 'index.mjs')],
