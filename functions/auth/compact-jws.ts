@@ -1,5 +1,8 @@
 import { UnauthorizedError } from './auth-errors.ts';
 
+// The built-in itself, not its ESM facade (docs/decisions/0003-built-ins-without-esm-facades.md).
+const { isUtf8 } = process.getBuiltinModule('node:buffer');
+
 /** A compact JWS (RFC 7515 section 7.1), read but not yet verified. */
 export type CompactJws = {
   /** The JOSE protected header. */
@@ -36,13 +39,12 @@ function decodeSegment(segment: string): Buffer {
   return bytes;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** A header or a claims set: UTF-8 JSON text whose value is an object (RFC 7515 4, RFC 7519 7.2). */
-export function jsonObject(bytes: Uint8Array): Readonly<Record<string, unknown>> {
+export function jsonObject(bytes: Buffer): Readonly<Record<string, unknown>> {
+  if (!isUtf8(bytes)) throw malformedToken();
   let value: unknown;
   try {
-    value = JSON.parse(utf8.decode(bytes));
+    value = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     throw malformedToken(error);
   }

@@ -122,7 +122,7 @@ describe('verifyJwt', () => {
   });
 
   /** Any header and claims text, signed with the published key: what no JWT library would write. */
-  const signRaw = (header: Record<string, unknown>, claims: string) => {
+  const signRaw = (header: Record<string, unknown>, claims: string | Buffer) => {
     const input = `${b64url(JSON.stringify(header))}.${b64url(claims)}`;
     const signature = signBytes('sha256', Buffer.from(input), {
       key: privateKey,
@@ -130,7 +130,7 @@ describe('verifyJwt', () => {
     });
     return `${input}.${signature.toString('base64url')}`;
   };
-  const b64url = (text: string) => Buffer.from(text).toString('base64url');
+  const b64url = (text: string | Buffer) => Buffer.from(text).toString('base64url');
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   const claimsText = (claims: Record<string, unknown>) =>
     JSON.stringify({
@@ -263,6 +263,20 @@ describe('verifyJwt', () => {
     [
       'claims that are a JSON array',
       () => signRaw({ alg: 'ES256', kid: 'k' }, '[1]'),
+      'invalid',
+      'Token is malformed or invalid',
+    ],
+    [
+      'valid claims with a string that is not UTF-8',
+      () =>
+        signRaw(
+          { alg: 'ES256', kid: 'k' },
+          Buffer.concat([
+            Buffer.from(`${claimsText({}).slice(0, -1)},"note":"`),
+            Buffer.from([0xff]),
+            Buffer.from('"}'),
+          ]),
+        ),
       'invalid',
       'Token is malformed or invalid',
     ],
