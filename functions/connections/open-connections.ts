@@ -8,8 +8,8 @@ import { keepAliveAgent } from './outbound-http.ts';
  * A cold request waits for the issuer's key set (TCP, TLS, then the GET: three round trips), then
  * for DynamoDB. The issuer's TCP connection starts here, and init yields until it has gone out
  * (its name resolved: at most `lookupWaitMs`), so that its handshake travels while the schema,
- * Middy and the verifier evaluate. Its TLS and the key set's GET follow on the first turn after init
- * (`preconnect`, and `prefetchKeys` in the handler), and so does DynamoDB's connection. Nothing
+ * Middy and the verifier evaluate. Its TLS and the key set's GET follow on the first turn after
+ * init (`preconnect`, and `prefetchKeys` in the handler), and so does DynamoDB's connection. Nothing
  * here fails or holds up init beyond that wait: a connection that fails only means the first
  * request opens its own.
  */
