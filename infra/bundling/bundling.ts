@@ -35,7 +35,7 @@ export const lambdaHandler = 'index.handler';
 /** Matches the Lambda runtime `nodejs24.x`, so esbuild leaves every Node 24 feature untouched. */
 const target = 'node24';
 
-/** ESM because the handler and jose are ESM; `module` first lets esbuild pick ESM builds of deps. */
+/** ESM because the handler and its dependencies are ESM; `module` first lets esbuild pick ESM builds of deps. */
 const mainFields = ['module', 'main'];
 
 /**
@@ -53,6 +53,14 @@ const esmRequireBanner =
  * rather than silently resolved at runtime.
  */
 const externalModules: readonly string[] = [];
+
+/**
+ * Minified names stay minified: with `--enable-source-maps` a stack trace names the TypeScript
+ * functions anyway, and every error class sets its own `name`; keeping names would cost every
+ * cold start a `__name` call per function and class
+ * ([decision 0118](../../docs/decisions/0118-keep-names-off.md)).
+ */
+const keepNames = false;
 
 /**
  * A linked `.map` beside the bundle, without sources, so that stack traces point at the `.ts`
@@ -84,8 +92,7 @@ export const cdkBundlingOptions: BundlingOptions = {
   format: OutputFormat.ESM,
   target,
   minify: true,
-  // Error classes set `this.name` themselves, but logs and traces still read better unmangled.
-  keepNames: true,
+  keepNames,
   sourceMap: true,
   sourceMapMode: SourceMapMode.DEFAULT,
   sourcesContent: false,
@@ -124,7 +131,7 @@ export const esbuildBuildOptions: BuildOptions = {
   format: 'esm',
   outExtension: { '.js': '.mjs' },
   minify: true,
-  keepNames: true,
+  keepNames,
   sourcemap: 'linked',
   sourcesContent: false,
   mainFields,
