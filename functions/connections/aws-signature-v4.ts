@@ -19,8 +19,8 @@ const hmac = (key: Buffer | string, data: string) =>
   createHmac('sha256', key).update(data, 'utf8').digest();
 
 /**
- * AWS Signature Version 4 for one request with a small body and no query string, which is all the
- * DynamoDB JSON protocol needs (docs/decisions/0117-sigv4-signed-with-node-crypto.md). Returns the
+ * AWS Signature Version 4 for one request with a body held in memory, as the AWS JSON protocol
+ * sends it (docs/decisions/0117-sigv4-signed-with-node-crypto.md). Returns the
  * headers to send, named in lower case: the given ones plus content-length, host, x-amz-date, the
  * session token and authorization, all of them signed. Cross-checked against
  * @smithy/signature-v4 in the tests.
@@ -45,8 +45,8 @@ export function signRequest(
   const signedHeaders = names.join(';');
   const canonicalRequest = [
     request.method,
-    request.url.pathname || '/',
-    '',
+    canonicalPath(request.url),
+    canonicalQuery(request.url),
     ...names.map((name) => `${name}:${String(headers[name]).trim().replace(/\s+/g, ' ')}`),
     '',
     signedHeaders,
@@ -85,6 +85,34 @@ function signingKeyFor(
     lastSigningKey = { id, key };
   }
   return lastSigningKey.key;
+}
+
+/** RFC 3986's unreserved characters stay; everything else is percent-encoded, as SigV4 asks. */
+const uriEscape = (text: string) =>
+  encodeURIComponent(text).replace(
+    /[!'()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+
+/** The path without empty segments, encoded once more (every service but S3 signs it so). */
+function canonicalPath(url: URL): string {
+  const segments = url.pathname.split('/').filter(Boolean);
+  const trailing = segments.length > 0 && url.pathname.endsWith('/') ? '/' : '';
+  return uriEscape(`/${segments.join('/')}${trailing}`).replace(/%2F/g, '/');
+}
+
+/** The query's parameters encoded and sorted by name, then by value. */
+function canonicalQuery(url: URL): string {
+  const byName = new Map<string, string[]>();
+  for (const [name, value] of url.searchParams) {
+    const values = byName.get(uriEscape(name)) ?? [];
+    values.push(`${uriEscape(name)}=${uriEscape(value)}`);
+    byName.set(uriEscape(name), values);
+  }
+  return [...byName.keys()]
+    .sort()
+    .flatMap((name) => (byName.get(name) ?? []).sort())
+    .join('&');
 }
 
 function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string, string> {

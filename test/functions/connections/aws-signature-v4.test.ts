@@ -29,7 +29,12 @@ async function referenceHeaders(url: URL, body: string, creds: Credentials, now:
       hostname: url.hostname,
       port: url.port ? Number(url.port) : undefined,
       path: url.pathname,
-      query: {},
+      query: Object.fromEntries(
+        [...new Set(url.searchParams.keys())].map((name) => {
+          const values = url.searchParams.getAll(name);
+          return [name, values.length === 1 ? (values[0] ?? '') : values];
+        }),
+      ),
       headers: {
         host: url.host,
         'content-length': String(Buffer.byteLength(body)),
@@ -69,6 +74,16 @@ describe('signRequest', () => {
       'temporary Lambda credentials',
       'https://dynamodb.eu-west-1.amazonaws.com/',
       'FwoGZXIvYXdzEBYaDH+token==',
+    ],
+    [
+      'a path and a query string',
+      'https://example.amazonaws.com/a b/%C3%A9/?z=1&a=x y&a=*&b=',
+      undefined,
+    ],
+    [
+      'empty path segments and a trailing slash',
+      'https://example.amazonaws.com//queue//x/',
+      undefined,
     ],
   ])('signs like the AWS SDK for %s', async (_case, endpoint, sessionToken) => {
     const url = new URL(endpoint);
