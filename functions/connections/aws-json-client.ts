@@ -4,9 +4,10 @@ import { keepAliveAgent, sendRequest } from './outbound-http.ts';
 
 /**
  * A client for one AWS service that speaks the AWS JSON protocol (`POST /`, the operation in
- * `X-Amz-Target`), such as SQS and Secrets Manager: SigV4 over a keep-alive agent, one deadline
- * per attempt, bounded retries with full-jitter backoff. The webhook deliverer's two calls go
- * through it for the reason the DynamoDB client exists (docs/decisions/0001-no-aws-sdk-in-the-function.md).
+ * `X-Amz-Target`), such as DynamoDB, SQS and Secrets Manager: SigV4 over a keep-alive agent, one
+ * deadline per attempt, bounded retries with full-jitter backoff. The functions' AWS calls go
+ * through it instead of the AWS SDK (docs/decisions/0001-no-aws-sdk-in-the-function.md); a service
+ * with its own retry rule or error types passes them in (`dynamodb-client.ts`).
  */
 export type AwsJsonClientOptions = {
   readonly endpoint: URL;
@@ -26,6 +27,22 @@ export type AwsJsonClientOptions = {
   readonly backoffBaseMs?: number;
   /** @default a keep-alive agent of 10 sockets */
   readonly agent?: Agent;
+  /** @default 256 KiB: the deliverer's answers are small, a secret or nothing at all */
+  readonly maxResponseBytes?: number;
+  /**
+   * Whether an error answer is worth another attempt.
+   * @default a server error, 429, or a type that names throttling
+   */
+  readonly retryable?: (statusCode: number, type: string) => boolean;
+  /** The error an answer that is not retried becomes. @default an `AwsServiceError` */
+  readonly serviceError?: (
+    operation: string,
+    statusCode: number,
+    type: string,
+    payload: Record<string, unknown>,
+  ) => Error;
+  /** The error when every attempt failed. @default an `AwsUnavailableError` */
+  readonly unavailableError?: (operation: string, attempts: number, cause: unknown) => Error;
 };
 
 /** The service answered with an error it means: access denied, an unknown queue, a bad handle. */
@@ -54,16 +71,22 @@ export type AwsJsonClient = (
   input: Readonly<Record<string, unknown>>,
 ) => Promise<Record<string, unknown>>;
 
-/** The deliverer's answers are small: a secret, or nothing at all. */
-const maxResponseBytes = 256 * 1024;
-
 export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClient {
   const { endpoint, region, credentials, signingName, targetPrefix } = options;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 2000;
   const maxAttempts = options.maxAttempts ?? 3;
   const backoffBaseMs = options.backoffBaseMs ?? 100;
   const agent = options.agent ?? keepAliveAgent(endpoint, 10);
+  const maxResponseBytes = options.maxResponseBytes ?? 256 * 1024;
   const contentType = `application/x-amz-json-${options.jsonVersion}`;
+  const {
+    retryable = (statusCode, type) =>
+      statusCode >= 500 || statusCode === 429 || /throttl/i.test(type),
+    serviceError = (operation, statusCode, type) =>
+      new AwsServiceError(operation, statusCode, type),
+    unavailableError = (operation, attempts, cause) =>
+      new AwsUnavailableError(operation, attempts, cause),
+  } = options;
 
   const attempt = async (operation: string, body: string) => {
     const headers = signRequest(
@@ -102,17 +125,15 @@ export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClien
       }
       if (answer.statusCode === 200) return answer.payload;
       const type = errorType(answer.payload);
-      const failure = new AwsServiceError(operation, answer.statusCode, type);
-      if (answer.statusCode < 500 && answer.statusCode !== 429 && !/throttl/i.test(type)) {
-        throw failure;
-      }
+      const failure = serviceError(operation, answer.statusCode, type, answer.payload);
+      if (!retryable(answer.statusCode, type)) throw failure;
       lastFailure = failure;
     }
-    throw new AwsUnavailableError(operation, maxAttempts, lastFailure);
+    throw unavailableError(operation, maxAttempts, lastFailure);
   };
 }
 
-/** `com.amazonaws.sqs#ReceiptHandleIsInvalid` -> the part after `#`. */
+/** `com.amazonaws.sqs#ReceiptHandleIsInvalid` -> the part after `#`, as every JSON-protocol service writes it. */
 function errorType(payload: Record<string, unknown>): string {
   const raw = typeof payload.__type === 'string' ? payload.__type : 'UnknownError';
   return raw.slice(raw.lastIndexOf('#') + 1);

@@ -1,10 +1,11 @@
 import type { Agent } from 'node:http';
-import { type AwsCredentials, signRequest } from './aws-signature-v4.ts';
-import { keepAliveAgent, sendRequest } from './outbound-http.ts';
+import { createAwsJsonClient } from './aws-json-client.ts';
+import type { AwsCredentials } from './aws-signature-v4.ts';
+import { keepAliveAgent } from './outbound-http.ts';
 
 /**
- * A minimal DynamoDB JSON-protocol client: SigV4 over a keep-alive agent, a hard timeout per
- * attempt, and bounded retries with full-jitter backoff. It exists because the AWS SDK v3 client
+ * The DynamoDB calls of the store adapter, over the AWS JSON protocol client
+ * (`aws-json-client.ts`) with DynamoDB's retryable error types and its typed errors. It exists because the AWS SDK v3 client
  * costs more cold init than the two calls this function makes are worth
  * (docs/decisions/0001-no-aws-sdk-in-the-function.md); it is kept behind the store port so the SDK
  * can come back by changing one file.
@@ -71,69 +72,22 @@ export type DynamoDbClient = (
 ) => Promise<Record<string, unknown>>;
 
 export function createDynamoDbClient(options: DynamoDbClientOptions): DynamoDbClient {
-  const { endpoint, region, credentials } = options;
-  const attemptTimeoutMs = options.attemptTimeoutMs ?? 800;
-  const maxAttempts = options.maxAttempts ?? 3;
-  const backoffBaseMs = options.backoffBaseMs ?? 100;
-  const agent = options.agent ?? keepAliveAgent(endpoint, 50);
-
-  const attempt = (operation: DynamoDbOperation, body: string) => {
-    const headers = signRequest(
-      {
-        method: 'POST',
-        url: endpoint,
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': `DynamoDB_20120810.${operation}`,
-        },
-        body,
-      },
-      credentials,
-      { region, service: 'dynamodb' },
-    );
-    return sendRequest(endpoint, {
-      method: 'POST',
-      headers,
-      body,
-      agent,
-      timeoutMs: attemptTimeoutMs,
-      maxResponseBytes,
-    }).then(({ statusCode, body: text }) => ({
-      statusCode,
-      // A proxy's HTML error page is not JSON: it fails the attempt like a network error would.
-      payload: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
-    }));
-  };
-
-  return async (operation, input) => {
-    const body = JSON.stringify(input);
-    let lastFailure: unknown;
-    for (let attemptNumber = 1; attemptNumber <= maxAttempts; attemptNumber++) {
-      if (attemptNumber > 1) await sleep(backoff(attemptNumber - 1, backoffBaseMs));
-      let answer: { statusCode: number; payload: Record<string, unknown> };
-      try {
-        answer = await attempt(operation, body);
-      } catch (networkError) {
-        lastFailure = networkError;
-        continue;
-      }
-      if (answer.statusCode === 200) return answer.payload;
-      const type = errorType(answer.payload);
-      const failure = new DynamoDbServiceError(answer.statusCode, type, answer.payload);
-      if (answer.statusCode < 500 && !retryableTypes.has(type)) throw failure;
-      lastFailure = failure;
-    }
-    throw new DynamoDbUnavailableError(maxAttempts, lastFailure);
-  };
+  return createAwsJsonClient({
+    endpoint: options.endpoint,
+    region: options.region,
+    credentials: options.credentials,
+    signingName: 'dynamodb',
+    targetPrefix: 'DynamoDB_20120810',
+    jsonVersion: '1.0',
+    attemptTimeoutMs: options.attemptTimeoutMs ?? 800,
+    maxAttempts: options.maxAttempts ?? 3,
+    backoffBaseMs: options.backoffBaseMs ?? 100,
+    agent: options.agent ?? keepAliveAgent(options.endpoint, 50),
+    maxResponseBytes,
+    retryable: (statusCode, type) => statusCode >= 500 || retryableTypes.has(type),
+    serviceError: (_operation, statusCode, type, payload) =>
+      new DynamoDbServiceError(statusCode, type, payload),
+    unavailableError: (_operation, attempts, cause) =>
+      new DynamoDbUnavailableError(attempts, cause),
+  });
 }
-
-/** `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` -> the part after `#`. */
-function errorType(payload: Record<string, unknown>): string {
-  const raw = typeof payload.__type === 'string' ? payload.__type : 'UnknownError';
-  return raw.slice(raw.lastIndexOf('#') + 1);
-}
-
-const backoff = (retry: number, baseMs: number) =>
-  Math.random() * Math.min(1000, baseMs * 2 ** (retry - 1));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
