@@ -13,6 +13,12 @@ export const noContentHeaders = {
 /** Headers every answer with a body carries, whatever its status. */
 export const hygieneHeaders = { 'content-type': 'application/json', ...noContentHeaders } as const;
 
+/** What every operation answers a request with no bearer token: headers and parsed body. */
+export const missingTokenAnswer = {
+  headers: { ...hygieneHeaders, 'www-authenticate': 'Bearer realm="plant-store"' },
+  body: { error: 401, message: 'Missing bearer token in the Authorization header' },
+} as const;
+
 export type ContractAnswer =
   | { readonly status: 200; readonly plant: { name: string; tag?: string } }
   | { readonly status: number; readonly error: { error: number; message: string } };

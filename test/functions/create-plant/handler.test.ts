@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hygieneHeaders } from '../../support/contract.ts';
+import { hygieneHeaders, missingTokenAnswer } from '../../support/contract.ts';
 import { fakeEvent } from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
 
@@ -86,11 +86,8 @@ describe('POST /plants, row by row of the API table', () => {
     );
 
     expect(result.statusCode).toBe(401);
-    expect(result.headers?.['www-authenticate']).toBe('Bearer realm="plant-store"');
-    expect(bodyOf(result)).toStrictEqual({
-      error: 401,
-      message: 'Missing bearer token in the Authorization header',
-    });
+    expect(result.headers).toStrictEqual(missingTokenAnswer.headers);
+    expect(bodyOf(result)).toStrictEqual(missingTokenAnswer.body);
     expect(api.storeCalls()).toBe(callsBefore);
   });
 

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorShape, hygieneHeaders, noContentHeaders } from '../../support/contract.ts';
+import {
+  expectErrorShape,
+  hygieneHeaders,
+  missingTokenAnswer,
+  noContentHeaders,
+} from '../../support/contract.ts';
 import { fakeDeleteEvent, fakeEvent } from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
 
@@ -151,14 +156,8 @@ describe('DELETE /plants/{id}, answer by answer', () => {
 
     for (const result of results) {
       expect(result.statusCode).toBe(401);
-      expect(result.headers).toStrictEqual({
-        ...hygieneHeaders,
-        'www-authenticate': 'Bearer realm="plant-store"',
-      });
-      expect(bodyOf(result)).toStrictEqual({
-        error: 401,
-        message: 'Missing bearer token in the Authorization header',
-      });
+      expect(result.headers).toStrictEqual(missingTokenAnswer.headers);
+      expect(bodyOf(result)).toStrictEqual(missingTokenAnswer.body);
     }
     expect(api.storeCalls()).toBe(callsBefore);
     expect(await stored(id)).toStrictEqual(item(id, 'Kept'));

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageResponse } from '../../../functions/list-plants/list-plants.ts';
 import type { PlantId } from '../../../functions/plants/plant-id.ts';
 import type { ListRequest } from '../../../functions/plants/plant-store.ts';
-import { expectErrorShape, hygieneHeaders } from '../../support/contract.ts';
+import { expectErrorShape, hygieneHeaders, missingTokenAnswer } from '../../support/contract.ts';
 import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../../support/fake-event.ts';
 import { listedPlants, nextQuery, walkPages } from '../../support/list-pages.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
@@ -224,14 +224,8 @@ describe('GET /plants, answer by answer', () => {
     });
 
     expect(result.statusCode).toBe(401);
-    expect(result.headers).toStrictEqual({
-      ...hygieneHeaders,
-      'www-authenticate': 'Bearer realm="plant-store"',
-    });
-    expect(bodyOf(result)).toStrictEqual({
-      error: 401,
-      message: 'Missing bearer token in the Authorization header',
-    });
+    expect(result.headers).toStrictEqual(missingTokenAnswer.headers);
+    expect(bodyOf(result)).toStrictEqual(missingTokenAnswer.body);
     expect(api.storeCalls()).toBe(callsBefore);
   });
 
