@@ -63,11 +63,7 @@ export function loadConfig(env: Env): Config {
       requiredScope: required(env, envNames.scope),
     },
     dynamodb: {
-      endpoint: url(
-        env,
-        envNames.dynamodbEndpoint,
-        env.AWS_ENDPOINT_URL ?? `https://dynamodb.${region}.amazonaws.com`,
-      ),
+      endpoint: serviceEndpoint(env, envNames.dynamodbEndpoint, 'dynamodb', region),
       region,
       credentials,
     },
@@ -90,6 +86,11 @@ export function awsAccess(env: Env): {
       sessionToken: env.AWS_SESSION_TOKEN,
     },
   };
+}
+
+/** A service's endpoint: its own override, else the SDK's general one, else the regional one. */
+export function serviceEndpoint(env: Env, override: string, service: string, region: string): URL {
+  return url(env, override, env.AWS_ENDPOINT_URL ?? `https://${service}.${region}.amazonaws.com`);
 }
 
 export function required(env: Env, name: string): string {

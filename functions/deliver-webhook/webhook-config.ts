@@ -1,4 +1,12 @@
-import { awsAccess, type Config, ConfigError, type Env, required, url } from '../config.ts';
+import {
+  awsAccess,
+  type Config,
+  ConfigError,
+  type Env,
+  required,
+  serviceEndpoint,
+  url,
+} from '../config.ts';
 
 type AwsEndpoint = { readonly endpoint: URL } & Pick<Config['dynamodb'], 'region' | 'credentials'>;
 
@@ -40,8 +48,8 @@ export function loadWebhookConfig(env: Env): WebhookConfig {
     throw new ConfigError(`${webhookEnvNames.queueUrl} is not a valid URL: ${queueUrl}`);
   }
   const { region, credentials } = awsAccess(env);
-  const endpoint = (name: string, service: string) =>
-    url(env, name, env.AWS_ENDPOINT_URL ?? `https://${service}.${region}.amazonaws.com`);
+  const endpoint = (override: string, service: string) =>
+    serviceEndpoint(env, override, service, region);
   return {
     functionName: env.AWS_LAMBDA_FUNCTION_NAME ?? 'plant-store-webhook',
     url: target,
