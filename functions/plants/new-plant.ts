@@ -38,21 +38,30 @@ const allowedCharacter = [
   '(?<=\\u{1F3F4})[\\u{E0061}-\\u{E007A}]{2}[\\u{E0030}-\\u{E0039}\\u{E0061}-\\u{E007A}]{1,3}\\u{E007F}',
 ];
 
-/** Text with no character of the refused categories at all: nearly every name, and always valid. */
-const withoutFormatCharacters = new RegExp(`^${ordinaryCharacter}*$`, 'u');
+/** The rule as one regular expression: `openapi.yaml`'s `pattern`, which a test holds to it. */
+export const plantTextPattern = `^(?:${allowedCharacter.join('|')})*$`;
+
+/** Printable ASCII has no character of the refused categories: nearly every name, always valid. */
+const printableAscii = /^[\x20-\x7E]*$/;
 
 /**
- * The rule as one regular expression, which is also `openapi.yaml`'s `pattern`. Its joiner
- * alternatives are compiled on first use, on a cold start's first request, so text without any
- * format character, which the first alternative alone accepts, skips it.
+ * Each Unicode-property expression is built on the first text that needs it: building one is slow,
+ * and a cold start's first request would pay for it on the critical path.
  */
-class PlantTextPattern extends RegExp {
-  override test(text: string): boolean {
-    return withoutFormatCharacters.test(text) || super.test(text);
-  }
-}
+let withoutFormatCharacters: RegExp | undefined;
+let fullPattern: RegExp | undefined;
 
-export const plantTextPattern = new PlantTextPattern(`^(?:${allowedCharacter.join('|')})*$`, 'u');
+/**
+ * Whether text obeys `plantTextPattern`. Text without any format character, which the pattern's
+ * first alternative alone accepts, is settled without its joiner alternatives.
+ */
+export function isPlantText(text: string): boolean {
+  if (printableAscii.test(text)) return true;
+  withoutFormatCharacters ??= new RegExp(`^${ordinaryCharacter}*$`, 'u');
+  if (withoutFormatCharacters.test(text)) return true;
+  fullPattern ??= new RegExp(plantTextPattern, 'u');
+  return fullPattern.test(text);
+}
 
 /**
  * A name or tag: checked as sent, so that it is valid exactly when `openapi.yaml` says it is (a
@@ -67,10 +76,11 @@ const text = (field: string, maxLength: number) =>
     .check(
       z.minLength(1, `${field} must not be empty`),
       z.maxLength(maxLength, `${field} must be at most ${maxLength} characters`),
-      z.regex(
-        plantTextPattern,
+      z.refine(
+        isPlantText,
         `${field} must not contain control, invisible or bidirectional formatting characters, line separators or lone surrogates`,
       ),
+      z.meta({ pattern: plantTextPattern }),
       z.overwrite((sent) => canonicalText(sent, maxLength)),
     );
 
@@ -83,7 +93,7 @@ const text = (field: string, maxLength: number) =>
 function canonicalText(sent: string, maxLength: number): string {
   const nfc = sent.normalize('NFC');
   if (nfc === sent) return sent;
-  return [...nfc].length <= maxLength && plantTextPattern.test(nfc) ? nfc : sent;
+  return [...nfc].length <= maxLength && isPlantText(nfc) ? nfc : sent;
 }
 
 /** The id's type check; its exact value is read from the source text by `exactInteger`. */
