@@ -22,8 +22,8 @@ import { median, percentile, round } from './stats.ts';
 
 /**
  * The cold request a caller of a new Lambda environment waits for: a fresh process loads the asset
- * `cdk synth` wrote for an operation, with the template's Handler, environment (evaluated as
- * CloudFormation would) and NODE_OPTIONS, plus Lambda's own variables; then it answers one valid
+ * `cdk synth` wrote for an operation, with the template's Handler and environment (evaluated as
+ * CloudFormation would), plus Lambda's own variables; then it answers one valid
  * request. DynamoDB and the issuer's JWKS are HTTPS endpoints with a throwaway CA
  * (NODE_EXTRA_CA_CERTS), `rtt` ms away. Each operation's LIMIT and BARE, and FLOOR, run the same
  * way from their own asset folders with that operation's template, interleaved with every shipped
@@ -122,7 +122,10 @@ export type ColdRequestOptions = {
   /** dynalite, plain HTTP on loopback, and its table. */
   readonly store: { readonly endpoint: string; readonly tableName: string };
   readonly log: (message: string) => void;
-  /** Profiles every shipped process into this folder (`--cpu-prof`); the figures then include the profiler. */
+  /**
+   * Profiles every shipped and LIMIT process (`--cpu-prof`) into `<operation>-<variant>/` of this
+   * folder; the figures then include the profiler.
+   */
   readonly cpuProfileDir?: string;
   /** create-plant's shipped bundle with modules replaced (`--swap`), measured in the same rounds. */
   readonly swaps?: readonly BuiltBundle[];
@@ -241,11 +244,15 @@ async function measureEachRtt(
           ca,
           dynamodbEndpoint: storeEndpoint.url,
         });
-        const profile = name.endsWith(':shipped') && options.cpuProfileDir;
+        const profiled = options.cpuProfileDir && /:(shipped|limit)$/.test(name);
         const lambda = await startLambdaProcess({
           env,
-          execArgv: profile
-            ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${options.cpuProfileDir}`]
+          execArgv: profiled
+            ? [
+                '--cpu-prof',
+                '--cpu-prof-interval=100',
+                `--cpu-prof-dir=${path.join(options.cpuProfileDir, name.replace(':', '-'))}`,
+              ]
             : [],
         });
         try {

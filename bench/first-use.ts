@@ -4,14 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { esbuildBuildOptions, nodeOptions } from '../infra/bundling/bundling.ts';
+import { esbuildBuildOptions } from '../infra/bundling/bundling.ts';
 import { median, percentile, round } from './stats.ts';
 
 /**
  * `node bench/first-use.ts [--runs N] name=entry.ts …`: what one module costs a cold start, apart
  * from the rest of the function. Each entry's default export is an async function that uses the
  * module once, as the first request would. Each entry is bundled with the stack's esbuild options,
- * then imported and called in a fresh `node` with the stack's NODE_OPTIONS, the entries
+ * then imported and called in a fresh `node`, the entries
  * interleaved round by round. Prints, per entry, the medians and quartiles of the milliseconds from
  * process start to the call's end, and of the main thread's CPU time to then, with the difference
  * to the first entry (the baseline) computed round by round. The machine's load average is printed
@@ -63,7 +63,7 @@ try {
     const code = `const m=await import(${JSON.stringify(pathToFileURL(bundle).href)});await m.default();const w=performance.now();const c=process.threadCpuUsage();process.stdout.write(JSON.stringify({wallMs:w,cpuMs:(c.user+c.system)/1000}));`;
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
-        env: { PATH: process.env.PATH, NODE_OPTIONS: nodeOptions, AWS_REGION: 'eu-west-1' },
+        env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-1' },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let out = '';
@@ -91,7 +91,7 @@ try {
   const spread = (values: number[]) =>
     `${round(median(values), 1).toFixed(1)} (${round(percentile(values, 25), 1).toFixed(1)} to ${round(percentile(values, 75), 1).toFixed(1)})`;
   const lines = [
-    `first use, ${runs} interleaved rounds, fresh node each, NODE_OPTIONS="${nodeOptions}", load ${loadBefore} -> ${load()}`,
+    `first use, ${runs} interleaved rounds, fresh node each, load ${loadBefore} -> ${load()}`,
     `${'entry'.padEnd(22)}${'start to used, ms'.padStart(24)}${'CPU ms'.padStart(24)}${'wall - baseline'.padStart(24)}${'CPU - baseline'.padStart(24)}`,
   ];
   for (const entry of entries) {

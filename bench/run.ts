@@ -6,7 +6,6 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { version as esbuildVersion } from 'esbuild';
 import { type OperationName, operations } from '../functions/operations.ts';
-import { nodeOptions } from '../infra/bundling/bundling.ts';
 import { startTestIssuer } from '../test/support/test-issuer.ts';
 import { type BuiltBundle, buildBundles, buildSwap, bundleName, type Swap } from './bundles.ts';
 import { renderChart } from './chart.ts';
@@ -39,7 +38,7 @@ const { values: flags } = parseArgs({
   options: {
     'cold-request-rounds': { type: 'string', default: '9' },
     rtt: { type: 'string', multiple: true, default: ['0', '10'] },
-    /** Profile each shipped cold-request process (`--cpu-prof`) into this folder. */
+    /** Profile each shipped and LIMIT cold-request process (`--cpu-prof`) into this folder. */
     'cpu-prof-dir': { type: 'string' },
     /** Print the cold-request table and stop: for iterating on the cold start. */
     'cold-request-only': { type: 'boolean', default: false },
@@ -144,7 +143,7 @@ async function startStore(): Promise<{ endpoint: string; tableName: string; stop
 }
 
 /**
- * Cold init: one fresh `node` with the stack's NODE_OPTIONS and the handler's environment imports
+ * Cold init: one fresh `node` with the variant's NODE_OPTIONS and the handler's environment imports
  * the bundle; the figure is `performance.now()` right after the import, i.e. milliseconds from
  * process start (Node's own boot included, as on a new Lambda container) to the module evaluated.
  */
@@ -175,7 +174,7 @@ async function warmRun(
   // stdout carries the handler's access log, as on Lambda; it is drained, not kept.
   const result = await runChild(
     [path.join(import.meta.dirname, 'warm-invoke.ts'), JSON.stringify(fullJob)],
-    { ...env, NODE_OPTIONS: nodeOptions },
+    env,
     false,
   );
   if (result.code !== 0) throw new Error(`warm ${bundle.name} failed: ${result.stderr}`);
@@ -245,15 +244,14 @@ try {
 
   const coldVariants: ColdVariant[] = bundles
     .filter((bundle) => bundle.cold)
-    .map((bundle) => ({ id: bundle.name, label: bundle.label, bundle, nodeOptions }));
-  if (nodeOptions.includes('--enable-source-maps')) {
-    coldVariants.push({
-      id: 'shipped-without-source-maps',
-      label: 'shipped, no --enable-source-maps',
-      bundle: byName('shipped'),
-      nodeOptions: nodeOptions.replace('--enable-source-maps', '').trim(),
-    });
-  }
+    .map((bundle) => ({ id: bundle.name, label: bundle.label, bundle, nodeOptions: '' }));
+  // What Node's own source maps would cost (decision 0124): the shipped bundle loaded with them.
+  coldVariants.push({
+    id: 'shipped-with-source-maps',
+    label: 'shipped, --enable-source-maps',
+    bundle: byName('shipped'),
+    nodeOptions: '--enable-source-maps',
+  });
 
   // Interleaved: every round runs every variant once, starting at a rotating position.
   log(`cold: ${coldRuns} fresh processes per variant, interleaved ...`);
@@ -390,7 +388,6 @@ try {
       warmRequests: perRound * warmRounds,
       warmRounds,
       warmup,
-      nodeOptions,
     },
     definitions: {
       coldRequest:
@@ -423,7 +420,7 @@ try {
   const lines: string[] = [];
   lines.push(
     '',
-    `Plant Store API benchmark — node ${process.version}, esbuild ${esbuildVersion}, ${report.machine.cpus} cores, load ${report.machine.loadAverage}, NODE_OPTIONS="${nodeOptions}"`,
+    `Plant Store API benchmark — node ${process.version}, esbuild ${esbuildVersion}, ${report.machine.cpus} cores, load ${report.machine.loadAverage}`,
     '',
     ...coldRequestTable(coldRequests),
     '',

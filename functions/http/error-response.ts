@@ -1,4 +1,4 @@
-import { errorChain, type Logger } from '../log.ts';
+import { errorChain, type Logger, sourceMappedStack } from '../log.ts';
 import { HttpError } from './http-error.ts';
 import type { HttpMiddleware } from './request-context.ts';
 import { statusOutcome } from './request-metrics.ts';
@@ -37,7 +37,7 @@ export function mapErrors(
         log('error', 'unexpected error', {
           requestId: context.awsRequestId,
           error: errorChain(error),
-          stack: error instanceof Error ? error.stack : undefined,
+          stack: error instanceof Error ? sourceMappedStack(error) : undefined,
         });
         request.response = errorResponse(500, 'Internal server error');
         return;

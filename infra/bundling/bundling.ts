@@ -55,19 +55,12 @@ const esmRequireBanner =
 const externalModules: readonly string[] = [];
 
 /**
- * Minified names stay minified: with `--enable-source-maps` a stack trace names the TypeScript
- * functions anyway, and every error class sets its own `name`; keeping names would cost every
- * cold start a `__name` call per function and class
+ * Minified names stay minified: a logged stack is mapped to the TypeScript sources
+ * (`sourceMappedStack` in functions/log.ts), and every error class sets its own `name`; keeping
+ * names would cost every cold start a `__name` call per function and class
  * ([decision 0118](../../docs/decisions/0118-keep-names-off.md)).
  */
 const keepNames = false;
-
-/**
- * A linked `.map` beside the bundle, without sources, so that stack traces point at the `.ts`
- * files under `functions/`. Node reads the map as the bundle loads (a few ms of init, which BARE
- * pays too, for a larger map).
- */
-export const nodeOptions = '--enable-source-maps';
 
 /**
  * `node:http` and `node:timers` imports resolve to `infra/bundling/builtins/node-<name>.ts`, which hand over
@@ -93,6 +86,9 @@ export const cdkBundlingOptions: BundlingOptions = {
   target,
   minify: true,
   keepNames,
+  // A linked `.map` beside the bundle, without sources: what `sourceMappedStack` maps a logged
+  // stack with. Node itself is not asked to read it (no `--enable-source-maps`): it would on every
+  // cold start ([decision 0124](../../docs/decisions/0124-stacks-mapped-when-logged.md)).
   sourceMap: true,
   sourceMapMode: SourceMapMode.DEFAULT,
   sourcesContent: false,

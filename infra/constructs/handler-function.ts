@@ -8,19 +8,14 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import {
-  cdkBundlingOptions,
-  functionEntry,
-  nodeOptions,
-  projectRoot,
-} from '../bundling/bundling.ts';
+import { cdkBundlingOptions, functionEntry, projectRoot } from '../bundling/bundling.ts';
 import { functionSettings } from '../function-settings.ts';
 
 export interface HandlerFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'handler' | 'environment'> {
   /** The folder under `functions/` whose `handler.ts` exports `handler`. */
   readonly folder: string;
-  /** The function's own variables; `NODE_OPTIONS` is added to them. */
+  /** The function's own variables. */
   readonly environment: Readonly<Record<string, string>>;
 }
 
@@ -46,7 +41,7 @@ export class HandlerFunction extends NodejsFunction {
       systemLogLevelV2: SystemLogLevel.INFO,
       ...rest,
       memorySize: rest.memorySize ?? functionSettings.memoryMb,
-      environment: { ...environment, NODE_OPTIONS: nodeOptions },
+      environment,
     });
   }
 }

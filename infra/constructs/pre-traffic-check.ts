@@ -11,7 +11,6 @@ import { Construct } from 'constructs';
 import type { Operation } from '../../functions/operations.ts';
 import { hookEnvNames } from '../../functions/pre-traffic-check/hook-config.ts';
 import {
-  nodeOptions,
   preTrafficCheckBundlingOptions,
   preTrafficCheckEntry,
   projectRoot,
@@ -107,7 +106,6 @@ export class PreTrafficCheck extends Construct {
         [hookEnvNames.targetFunctionArn]: target.functionArn,
         [hookEnvNames.operation]: operation.name,
         ...tokenEnvironment,
-        NODE_OPTIONS: nodeOptions,
       },
     });
 

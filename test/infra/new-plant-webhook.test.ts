@@ -149,7 +149,6 @@ describe('NewPlantWebhook', () => {
       [webhookEnvNames.url]: webhookUrl,
       [webhookEnvNames.secretId]: { Ref: secretId() },
       [webhookEnvNames.queueUrl]: { Ref: queueId() },
-      NODE_OPTIONS: '--enable-source-maps',
     });
   });
 

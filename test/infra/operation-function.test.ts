@@ -6,7 +6,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Operation, operations, routeKey } from '../../functions/operations.ts';
-import { bundleFileName, esbuildOptionsFor, nodeOptions } from '../../infra/bundling/bundling.ts';
+import { bundleFileName, esbuildOptionsFor } from '../../infra/bundling/bundling.ts';
 import type { CfnTemplate } from '../support/cloud-assembly.ts';
 import { type Deployment, evaluateCfn } from '../support/cloudformation.ts';
 import {
@@ -138,7 +138,6 @@ describe('OperationFunction, one per operation', () => {
               [{ Ref: logicalId('AWS::Cognito::UserPoolResourceServer') }, `/${scopeName}`],
             ],
           },
-          NODE_OPTIONS: nodeOptions,
         },
       });
     },

@@ -105,7 +105,6 @@ describe('PreTrafficCheck function', () => {
     'with an external issuer, gives $name no token settings: it runs only the checks without a token',
     (operation) => {
       expect(Object.keys(variablesOf(external, operation)).sort()).toEqual([
-        'NODE_OPTIONS',
         'OPERATION',
         'TARGET_FUNCTION_ARN',
       ]);

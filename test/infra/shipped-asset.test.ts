@@ -229,7 +229,6 @@ describe('the create-plant asset in cdk.out', () => {
       AUTH_AUDIENCE: clientId,
       AUTH_SCOPE: 'plants/write',
       PLANTS_TABLE_NAME: db.tableName,
-      NODE_OPTIONS: '--enable-source-maps',
       AWS_LAMBDA_LOG_FORMAT: 'JSON',
     });
   });
