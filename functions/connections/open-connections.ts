@@ -6,12 +6,11 @@ import { keepAliveAgent } from './outbound-http.ts';
  * connections a cold request needs, opened before the rest of the bundle evaluates.
  *
  * A cold request waits for the issuer's key set (TCP, TLS, then the GET: three round trips), then
- * for DynamoDB. The issuer's TCP connection starts here, and init yields until it has gone out
- * (its name resolved: at most `lookupWaitMs`), so that its handshake travels while the schema,
- * Middy and the verifier evaluate. Its TLS and the key set's GET follow on the first turn after
- * init (`preconnect`, and `prefetchKeys` in the handler), and so does DynamoDB's connection. Nothing
- * here fails or holds up init beyond that wait: a connection that fails only means the first
- * request opens its own.
+ * for DynamoDB. The issuer's connection, TCP and TLS, starts here, and init yields until it has
+ * gone out (its name resolved: at most `lookupWaitMs`), so that its handshakes travel while the
+ * schema, Middy and the verifier evaluate. The key set's GET follows on the first turn after init
+ * (`prefetchKeys` in the handler), and so does DynamoDB's connection. Nothing here fails or holds
+ * up init beyond that wait: a connection that fails only means the first request opens its own.
  */
 export const config = loadConfig(process.env);
 

@@ -65,10 +65,10 @@ export function sendRequest(url: URL, options: OutboundRequest): Promise<Outboun
  */
 export interface OutboundAgent extends http.Agent {
   /**
-   * Opens the TCP connection to the endpoint now and gives it to the first request, so that a cold
-   * start's handshakes travel while the rest of init runs instead of in front of the first call.
-   * TLS follows (for https) on the first turn of the event loop after the connect has gone out, or
-   * when the first request asks, whichever comes first. It never fails or delays anything: a
+   * Opens the connection to the endpoint now, TCP and (for https) TLS over it, and gives it to the
+   * first request, so that a cold start's handshakes travel while the rest of init runs instead of
+   * in front of the first call ([decision 0125](../../docs/decisions/0125-issuer-tls-in-init.md)).
+   * It never fails or delays anything: a
    * connection that fails is dropped and the first request opens its own; one still handshaking
    * is handed over as the agent's own new connections are, and the request's deadline applies to
    * it. Resolves once the connect is under way (the name resolved, connect(2) issued) or has
@@ -125,21 +125,14 @@ const outboundAgent = (Base: typeof http.Agent) =>
         // SNI carries host names only (RFC 6066), as the agent itself sends it.
         ...(literal ? {} : { servername: host }),
       };
-      let opened: Duplex | undefined;
-      const open = (): Duplex | undefined => {
-        if (opened === undefined) {
-          opened =
-            url.protocol === 'https:' ? (super.createConnection(tlsOptions) ?? undefined) : tcp;
-          opened?.on('error', () => {});
-        }
-        return opened;
-      };
-      let used = false;
+      // The handshake starts once the connect is made, while init goes on.
+      const opened =
+        url.protocol === 'https:' ? (super.createConnection(tlsOptions) ?? undefined) : tcp;
+      opened?.on('error', () => {});
       this.#first = () => {
-        used = true;
         if (tcp.destroyed || opened?.destroyed) return undefined;
         tcp.ref();
-        return open();
+        return opened;
       };
 
       const underway = new Promise<void>((resolve) => {
@@ -148,11 +141,6 @@ const outboundAgent = (Base: typeof http.Agent) =>
         else tcp.once('lookup', () => resolve());
         tcp.once('error', () => resolve());
       });
-      void underway.then(() =>
-        setImmediate(() => {
-          if (!used && !tcp.destroyed) open();
-        }),
-      );
       return underway;
     }
   };

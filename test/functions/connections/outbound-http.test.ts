@@ -1,12 +1,17 @@
+import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import path from 'node:path';
 import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'node:tls';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keepAliveAgent, sendRequest } from '../../../functions/connections/outbound-http.ts';
 import { createThrowawayCa } from '../../support/throwaway-ca.ts';
 
+const execFileAsync = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let server: Server;
@@ -29,6 +34,35 @@ const get = (agent: ReturnType<typeof keepAliveAgent>) =>
   sendRequest(url, { method: 'GET', headers: {}, timeoutMs: 2000, maxResponseBytes: 1024, agent });
 
 describe('preconnect', () => {
+  it('keeps no process alive with a connection opened ahead that no request took, its TLS done', async () => {
+    const ca = await createThrowawayCa();
+    const secured: TLSSocket[] = [];
+    const tlsServer = createHttpsServer({ key: ca.serverKey, cert: ca.serverCertChain });
+    tlsServer.on('secureConnection', (socket) => secured.push(socket));
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    const endpoint = `https://localhost:${(tlsServer.address() as AddressInfo).port}`;
+    const agentModule = pathToFileURL(path.resolve('functions/connections/outbound-http.ts')).href;
+    // Ends on its own once its timer has run, unless the connection holds it open.
+    const code = `const { keepAliveAgent } = await import(${JSON.stringify(agentModule)});
+await keepAliveAgent(new URL(${JSON.stringify(endpoint)}), 1).preconnect();
+setTimeout(() => {}, 300);`;
+
+    try {
+      const started = performance.now();
+      await execFileAsync(process.execPath, ['--input-type=module', '-e', code], {
+        env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: ca.caFile },
+        timeout: 10_000,
+      });
+
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(secured).toHaveLength(1);
+    } finally {
+      tlsServer.closeAllConnections();
+      await new Promise((resolve) => tlsServer.close(resolve));
+      await rm(ca.dir, { recursive: true, force: true });
+    }
+  });
+
   it('opens one connection before any request and hands it to the first request', async () => {
     const agent = keepAliveAgent(url, 50);
 
