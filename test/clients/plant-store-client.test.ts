@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createPlantStoreClient,
   exactJson,
@@ -8,8 +8,7 @@ import {
   PlantStoreError,
   parseExactJson,
 } from '../../clients/plant-store-client.ts';
-import type { LocalApi } from '../../dev-server/local-api.ts';
-import { clientCredentialsToken, startTestApi } from '../support/local-api-fixture.ts';
+import { useTestApi } from '../support/local-api-fixture.ts';
 
 describe('exactJson', () => {
   it.each([
@@ -54,20 +53,10 @@ describe('nextLinkTarget', () => {
 });
 
 describe('createPlantStoreClient', () => {
-  let api: LocalApi;
-  let token: string;
-
-  beforeAll(async () => {
-    api = await startTestApi();
-    token = await clientCredentialsToken(api);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const local = useTestApi();
 
   it('creates a plant and returns the typed Plant', async () => {
-    const client = createPlantStoreClient({ baseUrl: `${api.url}/`, token });
+    const client = createPlantStoreClient({ baseUrl: `${local.api.url}/`, token: local.token });
 
     const { data, error, response } = await client.POST('/plants', {
       body: { id: 1, name: 'Fern', tag: 'indoor' },
@@ -79,7 +68,10 @@ describe('createPlantStoreClient', () => {
   });
 
   it('keeps int64 ids exact: 2^63-1 and 2^63-2 are two plants', async () => {
-    const client = createPlantStoreClient({ baseUrl: api.url, token: async () => token });
+    const client = createPlantStoreClient({
+      baseUrl: local.api.url,
+      token: async () => local.token,
+    });
 
     const first = await client.POST('/plants', { body: { id: 9223372036854775807n, name: 'Max' } });
     const second = await client.POST('/plants', {
@@ -91,7 +83,7 @@ describe('createPlantStoreClient', () => {
   });
 
   it('returns the Error body as `error`, e.g. 401 without a token', async () => {
-    const client = createPlantStoreClient({ baseUrl: api.url });
+    const client = createPlantStoreClient({ baseUrl: local.api.url });
 
     const { data, error, response } = await client.POST('/plants', {
       body: { id: 2, name: 'Aloe' },
@@ -103,7 +95,7 @@ describe('createPlantStoreClient', () => {
   });
 
   it('lists every page, following Link, with exact int64 ids, and deletes a plant', async () => {
-    const client = createPlantStoreClient({ baseUrl: api.url, token });
+    const client = createPlantStoreClient({ baseUrl: local.api.url, token: local.token });
     const gone = 9223372036854775805n;
     const kept = -9223372036854775807n;
     const ids = [gone, kept, 41n, 42n, 43n];
@@ -133,7 +125,7 @@ describe('createPlantStoreClient', () => {
   });
 
   it('throws PlantStoreError with the answer when a page is refused', async () => {
-    const client = createPlantStoreClient({ baseUrl: api.url });
+    const client = createPlantStoreClient({ baseUrl: local.api.url });
 
     const walk = listPlantPages(client).next();
 

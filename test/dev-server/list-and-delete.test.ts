@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { nextLinkTarget, parseExactJson } from '../../clients/plant-store-client.ts';
-import type { LocalApi } from '../../dev-server/local-api.ts';
 import { expectErrorShape } from '../support/contract.ts';
 import {
   clientCredentialsToken,
   createPlant,
-  startTestApi,
   tokenRequest,
+  useTestApi,
 } from '../support/local-api-fixture.ts';
 
 type Item = { id: bigint | number; name: string; tag?: string };
@@ -28,25 +27,15 @@ async function expectBadInput(response: Response, field: string): Promise<void> 
 }
 
 describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm start)', () => {
-  let api: LocalApi;
-  let token: string;
+  const local = useTestApi();
 
-  beforeAll(async () => {
-    api = await startTestApi();
-    token = await clientCredentialsToken(api);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
-
-  const auth = (bearer = token) => ({ authorization: `Bearer ${bearer}` });
-  const list = (query = '', bearer = token) =>
-    fetch(`${api.url}/plants${query}`, { headers: auth(bearer) });
-  const remove = (id: string, bearer = token) =>
-    fetch(`${api.url}/plants/${id}`, { method: 'DELETE', headers: auth(bearer) });
-  const create = async (id: bigint | number, name: string, bearer = token) => {
-    const response = await createPlant(api, bearer, `{"id":${id},"name":"${name}"}`);
+  const auth = (bearer = local.token) => ({ authorization: `Bearer ${bearer}` });
+  const list = (query = '', bearer = local.token) =>
+    fetch(`${local.api.url}/plants${query}`, { headers: auth(bearer) });
+  const remove = (id: string, bearer = local.token) =>
+    fetch(`${local.api.url}/plants/${id}`, { method: 'DELETE', headers: auth(bearer) });
+  const create = async (id: bigint | number, name: string, bearer = local.token) => {
+    const response = await createPlant(local.api, bearer, `{"id":${id},"name":"${name}"}`);
     expect(response.status).toBe(200);
   };
   /** Every plant, walking from the first page to the last as the next links say. */
@@ -54,7 +43,7 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
     const items: Item[] = [];
     let target: string | undefined = `/plants?limit=${limit}`;
     while (target !== undefined) {
-      const response = await fetch(`${api.url}${target}`, { headers: auth() });
+      const response = await fetch(`${local.api.url}${target}`, { headers: auth() });
       expect(response.status).toBe(200);
       items.push(...(parseExactJson(await response.text()) as Item[]));
       target = nextLinkTarget(response.headers.get('link'));
@@ -102,7 +91,7 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
     beforeAll(async () => {
       for (const id of [211, 212, 213]) await create(id, `Cursor ${id}`);
       const link = nextLinkTarget((await list('?limit=1')).headers.get('link'));
-      cursor = new URL(link ?? '', api.url).searchParams.get('cursor') ?? '';
+      cursor = new URL(link ?? '', local.api.url).searchParams.get('cursor') ?? '';
       expect(cursor).not.toBe('');
     });
 
@@ -174,7 +163,7 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
     let churn = 0n;
 
     while (target !== undefined) {
-      const response = await fetch(`${api.url}${target}`, { headers: auth() });
+      const response = await fetch(`${local.api.url}${target}`, { headers: auth() });
       expect(response.status).toBe(200);
       expectHygiene(response);
       const page = parseExactJson(await response.text()) as Item[];
@@ -200,12 +189,16 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
 
   it('lists an id above 2^53 as the exact JSON number, and a plant without a tag with none', async () => {
     await create(9223372036854775807n, 'Max');
-    await createPlant(api, token, '{"id":9223372036854775806,"name":"Below","tag":"indoor"}');
+    await createPlant(
+      local.api,
+      local.token,
+      '{"id":9223372036854775806,"name":"Below","tag":"indoor"}',
+    );
     const texts: string[] = [];
     let target: string | undefined = '/plants?limit=3';
 
     while (target !== undefined) {
-      const response = await fetch(`${api.url}${target}`, { headers: auth() });
+      const response = await fetch(`${local.api.url}${target}`, { headers: auth() });
       texts.push(await response.text());
       target = nextLinkTarget(response.headers.get('link'));
     }
@@ -220,7 +213,11 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
     await create(42, 'Fern');
 
     const deleted = await remove('42');
-    const recreated = await createPlant(api, token, '{"id":42,"name":"Rose","tag":"outdoor"}');
+    const recreated = await createPlant(
+      local.api,
+      local.token,
+      '{"id":42,"name":"Rose","tag":"outdoor"}',
+    );
 
     expect(deleted.status).toBe(204);
     expectHygiene(deleted);
@@ -255,7 +252,7 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
   ])(
     'answers %s %s with the HTTP API 404 {"message":"Not Found"}, not a 405',
     async (method, path) => {
-      const response = await fetch(`${api.url}${path}`, { method, headers: auth() });
+      const response = await fetch(`${local.api.url}${path}`, { method, headers: auth() });
 
       expect(response.status).toBe(404);
       expect(response.headers.get('allow')).toBeNull();
@@ -265,7 +262,7 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
 
   describe('scopes', () => {
     const tokenWith = async (scope: string) => {
-      const response = await fetch(`${api.url}/oauth2/token`, {
+      const response = await fetch(`${local.api.url}/oauth2/token`, {
         ...tokenRequest,
         body: `${tokenRequest.body}&scope=${encodeURIComponent(scope)}`,
       });
@@ -285,7 +282,7 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
       const readOnly = await tokenWith('plants/read');
 
       const listing = await list('?limit=1', readOnly);
-      const creating = await createPlant(api, readOnly, '{"id":52,"name":"Sage"}');
+      const creating = await createPlant(local.api, readOnly, '{"id":52,"name":"Sage"}');
       const deleting = await remove('51', readOnly);
 
       expect(listing.status).toBe(200);
@@ -298,7 +295,7 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
     it('lets a write-only token create and delete, and answers its list with 403', async () => {
       const writeOnly = await tokenWith('plants/write');
 
-      const creating = await createPlant(api, writeOnly, '{"id":53,"name":"Mint"}');
+      const creating = await createPlant(local.api, writeOnly, '{"id":53,"name":"Mint"}');
       const deleting = await remove('53', writeOnly);
       const listing = await list('', writeOnly);
 
@@ -308,7 +305,7 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
     });
 
     it('gives a token with both scopes when none is asked for', async () => {
-      const both = await clientCredentialsToken(api);
+      const both = await clientCredentialsToken(local.api);
 
       expect((await list('', both)).status).toBe(200);
       expect((await remove('54', both)).status).toBe(204);
@@ -321,7 +318,7 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
     ])(
       'answers %s %s without a token with 401 before looking at the request',
       async (method, path) => {
-        const response = await fetch(`${api.url}${path}`, { method });
+        const response = await fetch(`${local.api.url}${path}`, { method });
 
         expect(response.status).toBe(401);
         expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="plant-store"/);

@@ -5,8 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../dev-server/local-api.ts';
-import { clientCredentialsToken, startTestApi } from '../support/local-api-fixture.ts';
+import { useTestApi } from '../support/local-api-fixture.ts';
 
 const contractScript = fileURLToPath(new URL('../../scripts/contract.ts', import.meta.url));
 const run = promisify(execFile);
@@ -22,20 +21,10 @@ function statusColumns(stdout: string): string[] {
 }
 
 describe('contract check (npm run contract) against the local API', () => {
-  let api: LocalApi;
-  let token: string;
-
-  beforeAll(async () => {
-    api = await startTestApi();
-    token = await clientCredentialsToken(api);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const local = useTestApi();
 
   it("passes with a token: generated bodies and parameters valid and invalid, auth, content type, size, unknown routes, a list walk, cursors, deletes and the pre-traffic hook's core cases, each status per operation in a table", async () => {
-    const { stdout } = await runContract(['--url', api.url, '--token', token]);
+    const { stdout } = await runContract(['--url', local.api.url, '--token', local.token]);
 
     expect(statusColumns(stdout)).toStrictEqual([
       '200',
@@ -64,7 +53,7 @@ describe('contract check (npm run contract) against the local API', () => {
   });
 
   it('passes without a token, sending only what needs none', async () => {
-    const { stdout } = await runContract(['--url', api.url, '--runs', '20']);
+    const { stdout } = await runContract(['--url', local.api.url, '--runs', '20']);
 
     expect(statusColumns(stdout)).toStrictEqual(['401', '404']);
     // 20 generated requests and four with no or a bad token; for create also the core case.
@@ -76,7 +65,7 @@ describe('contract check (npm run contract) against the local API', () => {
   });
 
   it('exits 2 with the usage when --url is missing', async () => {
-    const failed = runContract(['--token', token]);
+    const failed = runContract(['--token', local.token]);
 
     await expect(failed).rejects.toMatchObject({
       code: 2,

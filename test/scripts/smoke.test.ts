@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../dev-server/local-api.ts';
-import { clientCredentialsToken, startTestApi } from '../support/local-api-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApi } from '../support/local-api-fixture.ts';
 
 const smokeScript = fileURLToPath(new URL('../../scripts/smoke.ts', import.meta.url));
 const run = promisify(execFile);
@@ -14,22 +13,12 @@ function runSmoke(args: string[]) {
 }
 
 describe('smoke script (npm run smoke)', () => {
-  let api: LocalApi;
-  let token: string;
-
-  beforeAll(async () => {
-    api = await startTestApi();
-    token = await clientCredentialsToken(api);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const local = useTestApi();
 
   it('passes every step against the local API, leaves its plant deleted and exits 0', async () => {
-    const { stdout } = await runSmoke(['--url', api.url, '--token', token]);
-    const left = await fetch(`${api.url}/plants?limit=100`, {
-      headers: { authorization: `Bearer ${token}` },
+    const { stdout } = await runSmoke(['--url', local.api.url, '--token', local.token]);
+    const left = await fetch(`${local.api.url}/plants?limit=100`, {
+      headers: { authorization: `Bearer ${local.token}` },
     });
 
     const lines = stdout.trim().split('\n');
@@ -52,7 +41,7 @@ describe('smoke script (npm run smoke)', () => {
   });
 
   it('prints FAIL lines and exits 1 when the token is not accepted', async () => {
-    const failed = runSmoke(['--url', api.url, '--token', 'not-a-token']);
+    const failed = runSmoke(['--url', local.api.url, '--token', 'not-a-token']);
 
     await expect(failed).rejects.toMatchObject({
       code: 1,
@@ -61,7 +50,7 @@ describe('smoke script (npm run smoke)', () => {
   });
 
   it('exits 2 with the usage when --url or --token is missing', async () => {
-    const failed = runSmoke(['--url', api.url]);
+    const failed = runSmoke(['--url', local.api.url]);
 
     await expect(failed).rejects.toMatchObject({
       code: 2,

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../dev-server/local-api.ts';
 import { operations } from '../../functions/operations.ts';
 
@@ -36,6 +37,37 @@ export const tokenRequest = {
   },
   body: 'grant_type=client_credentials',
 };
+
+/**
+ * The local API for the `describe` this is called in (or the file): started, with a
+ * client-credentials token for `client`, before its tests, and closed after them. `api` and
+ * `token` are read inside a test or a hook, once the API has started.
+ */
+export function useTestApi(options: Partial<LocalApiOptions> = {}): {
+  readonly api: LocalApi;
+  readonly token: string;
+} {
+  let started: { api: LocalApi; token: string } | undefined;
+  beforeAll(async () => {
+    const api = await startTestApi(options);
+    started = { api, token: await clientCredentialsToken(api) };
+  });
+  afterAll(async () => {
+    await started?.api.close();
+  });
+  const get = () => {
+    if (started === undefined) throw new Error('the test API is read before it has started');
+    return started;
+  };
+  return {
+    get api() {
+      return get().api;
+    },
+    get token() {
+      return get().token;
+    },
+  };
+}
 
 export async function clientCredentialsToken(api: LocalApi): Promise<string> {
   const response = await fetch(`${api.url}/oauth2/token`, tokenRequest);
