@@ -68,11 +68,10 @@ export interface OutboundAgent extends http.Agent {
    * Opens the connection to the endpoint now, TCP and (for https) TLS over it, and gives it to the
    * first request, so that a cold start's handshakes travel while the rest of init runs instead of
    * in front of the first call ([decision 0125](../../docs/decisions/0125-issuer-tls-in-init.md)).
-   * It never fails or delays anything: a
-   * connection that fails is dropped and the first request opens its own; one still handshaking
-   * is handed over as the agent's own new connections are, and the request's deadline applies to
-   * it. Resolves once the connect is under way (the name resolved, connect(2) issued) or has
-   * failed; never rejects.
+   * It never fails or delays anything: a connection that fails is dropped and the first request
+   * opens its own; one still handshaking is handed over as the agent's own new connections are,
+   * and the request's deadline applies to it. Resolves once the connect is under way (the name
+   * resolved, connect(2) issued) or has failed; never rejects.
    */
   preconnect(): Promise<void>;
 }
