@@ -3,14 +3,13 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../dev-server/local-api.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type Answer,
   loadOpenApiExchanges,
   type OpenApiExchanges,
 } from '../../scripts/openapi-exchange.ts';
-import { clientCredentialsToken, startTestApi } from '../support/local-api-fixture.ts';
+import { useTestApi } from '../support/local-api-fixture.ts';
 
 const createPlant = { method: 'POST', path: '/plants' } as const;
 const json = { 'content-type': 'application/json' } as const;
@@ -289,32 +288,23 @@ describe('loadOpenApiExchanges: checking answers against openapi.yaml', () => {
 
 describe("the local server's own answers are the ones openapi.yaml documents", () => {
   let spec: OpenApiExchanges;
-  let api: LocalApi;
-  let token: string;
   const budget = 32 * 1024;
+  const local = useTestApi({ limits: { bodyBytesInFlight: budget, requestTimeoutMs: 1_000 } });
 
   beforeAll(async () => {
     spec = await loadOpenApiExchanges();
-    api = await startTestApi({
-      limits: { bodyBytesInFlight: budget, requestTimeoutMs: 1_000 },
-    });
-    token = await clientCredentialsToken(api);
-  });
-
-  afterAll(async () => {
-    await api?.close();
   });
 
   const post = (headers: Record<string, string>, body: Buffer, stallAfter?: number) =>
-    send(`${api.url}/plants`, {
+    send(`${local.api.url}/plants`, {
       method: 'POST',
-      headers: { ...json, authorization: `Bearer ${token}`, ...headers },
+      headers: { ...json, authorization: `Bearer ${local.token}`, ...headers },
       body,
       ...(stallAfter === undefined ? {} : { stallAfter }),
     });
 
   it('404 for a route the spec does not list', async () => {
-    const answer = await send(`${api.url}/plants`, { method: 'DELETE', headers: {} });
+    const answer = await send(`${local.api.url}/plants`, { method: 'DELETE', headers: {} });
 
     expect(answer.status).toBe(404);
     expect(spec.checkAnswer({ method: 'DELETE', path: '/plants' }, answer)).toStrictEqual([]);
@@ -323,9 +313,9 @@ describe("the local server's own answers are the ones openapi.yaml documents", (
   it('413 for a body over 10 MB', async () => {
     // fetch in the server's own process: the gateway answers before reading such a body, and
     // over a socket to another process the client may see the connection closed first.
-    const response = await fetch(`${api.url}/plants`, {
+    const response = await fetch(`${local.api.url}/plants`, {
       method: 'POST',
-      headers: { ...json, authorization: `Bearer ${token}` },
+      headers: { ...json, authorization: `Bearer ${local.token}` },
       body: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20),
     });
     const headers = Object.fromEntries(response.headers);

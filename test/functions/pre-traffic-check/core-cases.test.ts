@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../../dev-server/local-api.ts';
+import { describe, expect, it } from 'vitest';
 import { operations } from '../../../functions/operations.ts';
 import { int64 } from '../../../functions/plants/plant.ts';
 import {
@@ -14,7 +13,7 @@ import {
   runCoreCases,
   type Send,
 } from '../../../functions/pre-traffic-check/core-cases.ts';
-import { clientCredentialsToken, startTestApi } from '../../support/local-api-fixture.ts';
+import { useTestApi } from '../../support/local-api-fixture.ts';
 
 /**
  * The core cases run over HTTP against the local API (`npm start`'s server: the real handler,
@@ -22,19 +21,12 @@ import { clientCredentialsToken, startTestApi } from '../../support/local-api-fi
  * judged against answers that break the contract one way each.
  */
 
-let api: LocalApi;
-let token: string;
+const local = useTestApi();
 const sent: CoreRequest[] = [];
-
-beforeAll(async () => {
-  api = await startTestApi();
-  token = await clientCredentialsToken(api);
-});
-afterAll(() => api?.close());
 
 const overHttp: Send = async (request) => {
   sent.push(request);
-  const response = await fetch(new URL(request.path, api.url), {
+  const response = await fetch(new URL(request.path, local.api.url), {
     method: request.method,
     headers: request.headers,
     body: request.body,
@@ -51,7 +43,7 @@ describe('runCoreCases against the local API', () => {
     sent.length = 0;
     const id = freshPlantId();
 
-    const report = await runCoreCases(overHttp, { id, token });
+    const report = await runCoreCases(overHttp, { id, token: local.token });
 
     expect(report).toEqual({
       passed: true,
@@ -64,9 +56,9 @@ describe('runCoreCases against the local API', () => {
     });
     expect(sent.map((request) => request.headers.authorization)).toEqual([
       undefined,
-      `Bearer ${token}`,
-      `Bearer ${token}`,
-      `Bearer ${token}`,
+      `Bearer ${local.token}`,
+      `Bearer ${local.token}`,
+      `Bearer ${local.token}`,
     ]);
     expect(sent[1]?.body).toBe(
       `{"id":${id},"name":"${checkPlant.name}","tag":"${checkPlant.tag}"}`,
@@ -91,11 +83,11 @@ describe('runCoreCases against the local API', () => {
     await overHttp({
       method: 'POST',
       path: '/plants',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${local.token}` },
       body: `{"id":${id},"name":"Someone else's fern"}`,
     });
 
-    const report = await runCoreCases(overHttp, { id, token });
+    const report = await runCoreCases(overHttp, { id, token: local.token });
 
     expect(report.passed).toBe(false);
     expect(report.results[1]?.problems).toContain('status 409, expected 200');
@@ -116,9 +108,9 @@ describe('runCoreCases against the local API', () => {
   it('ends the run with the error of a send that throws', async () => {
     const unreachable: Send = () => Promise.reject(new Error('connection refused'));
 
-    await expect(runCoreCases(unreachable, { id: freshPlantId(), token })).rejects.toThrow(
-      'connection refused',
-    );
+    await expect(
+      runCoreCases(unreachable, { id: freshPlantId(), token: local.token }),
+    ).rejects.toThrow('connection refused');
   });
 });
 
