@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../../dev-server/local-api.ts';
 import { generateWebhookSecret } from '../../../dev-server/webhook/webhook-secret.ts';
 import {
   maxAttempts,
   retryDelaysSeconds,
 } from '../../../functions/deliver-webhook/delivery-policy.ts';
-import {
-  clientCredentialsToken,
-  createPlant,
-  startTestApi,
-} from '../../support/local-api-fixture.ts';
+import { createPlant, useTestApi } from '../../support/local-api-fixture.ts';
 import {
   type ReceivedWebhook,
   type ReceiverBehaviour,
@@ -37,8 +32,6 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
   const answers = new Map<string, () => ReceiverBehaviour>();
   const logLines: string[] = [];
   let receiver: WebhookReceiver;
-  let api: LocalApi;
-  let token: string;
   let nextId = 1000;
 
   beforeAll(async () => {
@@ -46,28 +39,26 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
       secret,
       behaviour: (name) => answers.get(name ?? '')?.() ?? ok,
     });
-    api = await startTestApi({
-      log: (line) => logLines.push(line),
-      webhook: { url: receiver.url.href, secret, timeScale },
-    });
-    token = await clientCredentialsToken(api);
   });
-
   afterAll(async () => {
-    await api?.close();
     await receiver?.close();
   });
+  // Started after the receiver, closed before it.
+  const local = useTestApi(() => ({
+    log: (line: string) => logLines.push(line),
+    webhook: { url: receiver.url.href, secret, timeScale },
+  }));
 
-  const create = (body: string) => createPlant(api, token, body);
+  const create = (body: string) => createPlant(local.api, local.token, body);
   const remove = (id: string) =>
-    fetch(`${api.url}/plants/${id}`, {
+    fetch(`${local.api.url}/plants/${id}`, {
       method: 'DELETE',
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${local.token}` },
     });
   /** Resolves once every stream record has been moved and every message deleted. */
   const settled = async () => {
     for (;;) {
-      const backlog = await api.webhook?.backlog();
+      const backlog = await local.api.webhook?.backlog();
       if (backlog?.records === 0 && backlog.messages === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -165,7 +156,7 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
     await settled();
 
     expect(names.map((name) => eventsOf(name).length)).toEqual([1, 1, 1]);
-    expect(api.webhook?.deadLetters()).toEqual([]);
+    expect(local.api.webhook?.deadLetters()).toEqual([]);
   });
 
   it('keeps delivering the other events on time while one is refused forever, which ends in the DLQ after every attempt', async () => {
@@ -192,7 +183,7 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
     const span = (refused.at(-1)?.receivedAt ?? 0) - (refused[0]?.receivedAt ?? 0);
     const schedule = retryDelaysSeconds.reduce((sum, seconds) => sum + seconds, 0);
     expect(span).toBeGreaterThanOrEqual(schedule * 1000 * timeScale);
-    const deadLetters = api.webhook?.deadLetters().map((body) => JSON.parse(body)) ?? [];
+    const deadLetters = local.api.webhook?.deadLetters().map((body) => JSON.parse(body)) ?? [];
     expect(deadLetters).toHaveLength(1);
     expect(deadLetters[0]).toMatchObject({
       eventName: 'INSERT',

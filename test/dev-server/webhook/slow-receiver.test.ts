@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../../dev-server/local-api.ts';
 import { generateWebhookSecret } from '../../../dev-server/webhook/webhook-secret.ts';
 import {
   deliveryDeadlineMs,
   retryDelaysSeconds,
   retryJitter,
 } from '../../../functions/deliver-webhook/delivery-policy.ts';
-import {
-  clientCredentialsToken,
-  createPlant,
-  startTestApi,
-} from '../../support/local-api-fixture.ts';
+import { createPlant, useTestApi } from '../../support/local-api-fixture.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
 
 /**
@@ -20,8 +15,6 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhoo
 describe('the webhook against a slow receiver (npm start, real time)', () => {
   const secret = generateWebhookSecret();
   let receiver: WebhookReceiver;
-  let api: LocalApi;
-  let token: string;
   let stuckAttempts = 0;
 
   beforeAll(async () => {
@@ -35,16 +28,12 @@ describe('the webhook against a slow receiver (npm start, real time)', () => {
         return { kind: 'answer', status: 200 };
       },
     });
-    api = await startTestApi({
-      webhook: { url: receiver.url.href, secret },
-    });
-    token = await clientCredentialsToken(api);
   });
-
   afterAll(async () => {
-    await api?.close();
     await receiver?.close();
   });
+  // Started after the receiver, closed before it.
+  const local = useTestApi(() => ({ webhook: { url: receiver.url.href, secret } }));
 
   it('takes an answer after 14 s as delivered, and retries one that hangs past 15 s within 5 s, with the same webhook-id', async () => {
     const named = (name: string) =>
@@ -54,9 +43,9 @@ describe('the webhook against a slow receiver (npm start, real time)', () => {
     const started = performance.now();
 
     const responses = await Promise.all([
-      createPlant(api, token, '{"id":1,"name":"Slow"}'),
-      createPlant(api, token, '{"id":2,"name":"Stuck"}'),
-      createPlant(api, token, '{"id":3,"name":"Quick"}'),
+      createPlant(local.api, local.token, '{"id":1,"name":"Slow"}'),
+      createPlant(local.api, local.token, '{"id":2,"name":"Stuck"}'),
+      createPlant(local.api, local.token, '{"id":3,"name":"Quick"}'),
     ]);
     await until(() => named('Quick').length === 1);
     const quickMs = performance.now() - started;
