@@ -8,7 +8,7 @@ const { createPublicKey } = process.getBuiltinModule('node:crypto');
  * Asymmetric only: HMAC would let anyone holding the public key sign, and `none` signs nothing.
  * RS256 is what Cognito, Auth0, Entra ID and Okta issue by default.
  */
-export const algorithms = {
+const algorithms = {
   RS256: { kty: 'RSA' },
   ES256: { kty: 'EC', crv: 'P-256' },
 } as const satisfies Record<string, { readonly kty: string; readonly crv?: string }>;

@@ -34,8 +34,8 @@ const maxJwksBytes = 256 * 1024;
 
 /**
  * jose's `createRemoteJWKSet` rules (fetch once, cache, refetch early for an unknown `kid` after a
- * cooldown, share one fetch between concurrent requests), fetched with `node:http(s)`, whose
- * `fetch` would load undici into every cold start
+ * cooldown, share one fetch between concurrent requests), fetched with `node:http(s)` rather than
+ * `fetch`, which would load undici into every cold start
  * (docs/decisions/0003-built-ins-without-esm-facades.md). A key set that cannot be fetched or read
  * rejects with a plain error, and a malformed one with an InvalidKeySetError: the verifier answers
  * both with a 503.

@@ -1,3 +1,4 @@
+import { listItemOf } from '../plants/list-item.ts';
 import { asPlantId } from '../plants/plant-id.ts';
 
 /** One new plant as the subscriber receives it, ready to sign and send. */
@@ -52,20 +53,22 @@ export function newPlantEvent(messageBody: string): NewPlantEvent {
   if (id === undefined) throw new MalformedRecordError('the new image has no int64 id');
   const name = image?.name?.S;
   if (typeof name !== 'string') throw new MalformedRecordError('the new image has no name');
-  const tag = image?.tag === undefined ? undefined : image.tag.S;
-  if (image?.tag !== undefined && typeof tag !== 'string') {
-    throw new MalformedRecordError('the new image has a tag that is not a string');
+  let tag: string | undefined;
+  if (image?.tag !== undefined) {
+    if (typeof image.tag.S !== 'string') {
+      throw new MalformedRecordError('the new image has a tag that is not a string');
+    }
+    tag = image.tag.S;
   }
   const created = record.dynamodb?.ApproximateCreationDateTime;
   if (typeof created !== 'number' || !Number.isFinite(created)) {
     throw new MalformedRecordError('the record has no ApproximateCreationDateTime');
   }
 
-  const fields = [`"id":${id}`, `"name":${JSON.stringify(name)}`];
-  if (tag !== undefined) fields.push(`"tag":${JSON.stringify(tag)}`);
   return {
     webhookId: `msg_${eventID}`,
-    payload: `{${fields.join(',')}}`,
+    // The same JSON as a listed plant's: the id as its exact number.
+    payload: JSON.stringify(listItemOf({ id, name, tag })),
     createdAt: created * 1000,
   };
 }

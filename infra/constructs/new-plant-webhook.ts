@@ -60,7 +60,7 @@ export class NewPlantWebhook extends Construct {
   readonly function: IFunction;
   readonly logGroup: ILogGroup;
   readonly pipe: CfnPipe;
-  /** The dead-letter alarm and the deliverer's errors alarm. */
+  /** The dead-letter alarm, the deliverer's errors alarm and the pipe's failures alarm. */
   readonly alarms: readonly IAlarm[];
 
   constructor(scope: Construct, id: string, props: NewPlantWebhookProps) {
