@@ -1,4 +1,4 @@
-import { metricsNamespace } from '../http/request-metrics.ts';
+import { logLineMetrics } from '../http/request-metrics.ts';
 
 /** What came of one attempt to deliver an event. */
 export type DeliveryOutcome = 'delivered' | 'retried' | 'dead-lettered';
@@ -25,20 +25,8 @@ export function deliveryMetrics(
   },
   timestamp: number,
 ): Record<string, unknown> {
-  const counter = deliveryCounters[facts.outcome];
-  const metrics: { Name: string; Unit: string }[] = [{ Name: counter, Unit: 'Count' }];
-  const values: Record<string, unknown> = { Service: facts.service, [counter]: 1 };
-  if (facts.latencyMs !== undefined) {
-    metrics.push({ Name: deliveryLatencyMetric, Unit: 'Milliseconds' });
-    values[deliveryLatencyMetric] = facts.latencyMs;
-  }
-  return {
-    _aws: {
-      Timestamp: timestamp,
-      CloudWatchMetrics: [
-        { Namespace: metricsNamespace, Dimensions: [['Service']], Metrics: metrics },
-      ],
-    },
-    ...values,
-  };
+  const { outcome, service, latencyMs } = facts;
+  const latency =
+    latencyMs === undefined ? undefined : { metric: deliveryLatencyMetric, ms: latencyMs };
+  return logLineMetrics({ counter: deliveryCounters[outcome], service, latency }, timestamp);
 }

@@ -31,12 +31,31 @@ export type RequestFacts = {
 };
 
 export function embeddedMetrics(facts: RequestFacts, timestamp: number): Record<string, unknown> {
-  const { counter } = facts;
+  const { storeLatencyMs } = facts;
+  const latency =
+    storeLatencyMs === undefined ? undefined : { metric: 'StoreLatency', ms: storeLatencyMs };
+  return logLineMetrics({ ...facts, latency }, timestamp);
+}
+
+/**
+ * A log line's metrics: one for its `counter`, and a latency when it has one, by `Service` (and by
+ * `Service` and `AuthFailureReason` when it names one).
+ */
+export function logLineMetrics(
+  facts: {
+    readonly counter: string;
+    readonly service: string;
+    readonly latency?: { readonly metric: string; readonly ms: number } | undefined;
+    readonly authFailureReason?: string | undefined;
+  },
+  timestamp: number,
+): Record<string, unknown> {
+  const { counter, latency } = facts;
   const metrics = [{ Name: counter, Unit: 'Count' }];
   const values: Record<string, unknown> = { Service: facts.service, [counter]: 1 };
-  if (facts.storeLatencyMs !== undefined) {
-    metrics.push({ Name: 'StoreLatency', Unit: 'Milliseconds' });
-    values.StoreLatency = facts.storeLatencyMs;
+  if (latency !== undefined) {
+    metrics.push({ Name: latency.metric, Unit: 'Milliseconds' });
+    values[latency.metric] = latency.ms;
   }
   const dimensions = [['Service']];
   if (facts.authFailureReason !== undefined) {
