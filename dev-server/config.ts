@@ -65,7 +65,7 @@ loopbackAddresses.addSubnet('127.0.0.0', 8, 'ipv4');
 loopbackAddresses.addAddress('::1', 'ipv6');
 
 /** Whether an IP address is one only this machine can reach; a name is not an address. */
-export function isLoopbackAddress(address: string): boolean {
+function isLoopbackAddress(address: string): boolean {
   const bare = bareHost(address);
   const family = isIP(bare);
   return family !== 0 && loopbackAddresses.check(bare, family === 4 ? 'ipv4' : 'ipv6');

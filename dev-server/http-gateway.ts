@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /** API Gateway HTTP APIs accept request payloads up to 10 MB; the handler enforces its own, smaller limit. */
-export const maxRequestBytes = 10 * 1024 * 1024;
+const maxRequestBytes = 10 * 1024 * 1024;
 
 /** The parts of an HTTP request that the event is made of; `rawHeaders` keeps repeats and order. */
 export type RawRequest = Pick<IncomingMessage, 'method' | 'url' | 'httpVersion' | 'rawHeaders'>;

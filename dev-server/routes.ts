@@ -22,7 +22,7 @@ import {
 import type { RequestHandler } from './server.ts';
 
 /** The token endpoint's form is a few short fields; a larger body is refused before it is read. */
-export const tokenBodyMaxBytes = 4 * 1024;
+const tokenBodyMaxBytes = 4 * 1024;
 
 /**
  * Request bodies held in memory at once, in two shares: one for requests the issuer vouches for

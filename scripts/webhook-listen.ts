@@ -23,7 +23,7 @@ const defaultListenPort = 4000;
 /** Bodies are one NewPlant; anything this large is no event of ours. */
 const maxBodyBytes = 1024 * 1024;
 
-export interface Listener {
+interface Listener {
   readonly url: string;
   close(): Promise<void>;
 }
@@ -33,7 +33,7 @@ export interface Listener {
  * A webhook-id seen before is marked as a repeat: delivery is at least once, and a subscriber
  * de-duplicates by that id.
  */
-export async function startWebhookListener(options: {
+async function startWebhookListener(options: {
   readonly host: string;
   readonly port: number;
   readonly secret: string;

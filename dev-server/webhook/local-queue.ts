@@ -341,7 +341,7 @@ const writeChains = new WeakMap<LevelDatabase, Promise<unknown>>();
  * pool, where two batches in flight may commit in either order, and a message's later state must
  * never be overwritten by an earlier one.
  */
-export function serialWrite(level: LevelDatabase, operations: LevelOperation[]): Promise<void> {
+function serialWrite(level: LevelDatabase, operations: LevelOperation[]): Promise<void> {
   const previous = writeChains.get(level) ?? Promise.resolve();
   const written = previous.catch(() => {}).then(() => level.batch(operations));
   writeChains.set(level, written);

@@ -26,6 +26,7 @@ export function startPipe(options: {
   readonly log: (line: string) => void;
 }): { stop(): Promise<void> } {
   const { stream, target, filter, log } = options;
+  requireExactValues(filter);
   let stopped = false;
   let added = Promise.withResolvers<void>();
   const unsubscribe = stream.onRecords(() => {
@@ -68,16 +69,26 @@ export function startPipe(options: {
 }
 
 /** Whether `event` matches `pattern` as EventBridge matches: every field, one of its values. */
-export function matchesPattern(pattern: EventPattern, event: unknown): boolean {
+function matchesPattern(pattern: EventPattern, event: unknown): boolean {
   if (event === null || typeof event !== 'object') return false;
   return Object.entries(pattern).every(([field, expected]) => {
     const value = (event as Record<string, unknown>)[field];
     if (!Array.isArray(expected)) return matchesPattern(expected as EventPattern, value);
+    return expected.includes(value as string);
+  });
+}
+
+/** The filter is checked once, when the pipe starts: the local pipe matches exact values only. */
+function requireExactValues(pattern: EventPattern): void {
+  for (const expected of Object.values(pattern)) {
+    if (!Array.isArray(expected)) {
+      requireExactValues(expected as EventPattern);
+      continue;
+    }
     for (const item of expected) {
       if (typeof item !== 'string') {
         throw new Error(`The local pipe matches exact values only, not ${JSON.stringify(item)}`);
       }
     }
-    return expected.includes(value as string);
-  });
+  }
 }

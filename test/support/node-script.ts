@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const repositoryFile = (path: string) =>
-  fileURLToPath(new URL(`../../${path}`, import.meta.url));
+const repositoryFile = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 
 export interface ScriptProcess {
   readonly child: ChildProcess;
@@ -78,7 +77,11 @@ export function runScript(
  */
 export async function npmStart(env: Readonly<Record<string, string>>) {
   const server = runScript('dev-server/main.ts', { PORT: '0', ...env });
-  const banner = await server.waitFor(/Ctrl-C stops it/);
+  // A server whose banner never comes is stopped here: the caller gets nothing to stop.
+  const banner = await server.waitFor(/Ctrl-C stops it/).catch((error: unknown) => {
+    server.child.kill('SIGTERM');
+    throw error;
+  });
   const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
   const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1] ?? '';
   const create = (body: string) =>
