@@ -173,13 +173,16 @@ export function writeResponse(res: ServerResponse, response: GatewayResponse): v
 export type BodyBudget = { free: number };
 
 /**
- * The whole body, taken from `budget` (the caller gives `body.length` back when done with it), or
- * why not: 413 once it passes `limit` bytes, 429 when the budget is spent. The rest is left unread.
+ * The whole body, taken from `budget` if given (the caller gives `body.length` back when done with
+ * it), or why not: 413 once it passes `limit` bytes, 429 when the budget is spent. The rest is left
+ * unread.
  */
 export async function readBody(
   req: IncomingMessage,
-  budget: BodyBudget,
-  limit: number = maxRequestBytes,
+  {
+    limit = maxRequestBytes,
+    budget = { free: Number.POSITIVE_INFINITY },
+  }: { readonly limit?: number; readonly budget?: BodyBudget } = {},
 ): Promise<Buffer | 413 | 429> {
   if (Number(req.headers['content-length'] ?? 0) > limit) return 413;
   const chunks: Buffer[] = [];

@@ -129,7 +129,7 @@ export function routes(targets: {
     if (route === undefined || fn === undefined) return writeResponse(res, gatewayError(404));
 
     const budget = await budgetFor(req);
-    const body = await readBody(req, budget);
+    const body = await readBody(req, { budget });
     if (typeof body === 'number') {
       res.setHeader('connection', 'close');
       if (body === 429) res.setHeader('retry-after', '1');
@@ -179,7 +179,7 @@ async function tokenRoute(
   // RFC 8628's `slow_down`: the registered OAuth error for a client that asks too often.
   if (wait > 0) return refuse(oauthError(429, 'slow_down', { 'retry-after': String(wait) }));
   const budget = await budgetFor(req);
-  const body = await readBody(req, budget, tokenBodyMaxBytes);
+  const body = await readBody(req, { budget, limit: tokenBodyMaxBytes });
   if (body === 413) return refuse(oauthError(413, 'invalid_request'));
   if (body === 429) {
     res.setHeader('retry-after', '1');

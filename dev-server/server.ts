@@ -196,6 +196,14 @@ async function listen(server: Server, host: string, port: number): Promise<void>
   }
 }
 
+/** Stops listening and closes every connection at once, in flight or idle. */
+export function closeNow(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
 /** Stops listening, lets requests in flight finish (for up to `shutdownGraceMs`), then returns. */
 async function closeServer(server: Server): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

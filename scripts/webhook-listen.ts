@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { baseUrl, loadLocalConfig } from '../dev-server/config.ts';
+import { readBody } from '../dev-server/http-gateway.ts';
+import { closeNow } from '../dev-server/server.ts';
 import {
   loadOrCreateWebhookSecret,
   webhookSecretProblem,
@@ -50,9 +52,9 @@ async function startWebhookListener(options: {
       res.setHeader('allow', 'POST');
       return answer(405, 'POST webhooks here');
     }
-    readBody(req).then(
+    readBody(req, { limit: maxBodyBytes }).then(
       (body) => {
-        if (body === undefined) return answer(413, 'too large');
+        if (typeof body === 'number') return answer(413, 'too large');
         const time = new Date().toTimeString().slice(0, 8);
         const id = String(req.headers['webhook-id'] ?? '(no webhook-id)');
         try {
@@ -79,11 +81,7 @@ async function startWebhookListener(options: {
   const url = `${baseUrl(options.host, (server.address() as AddressInfo).port)}/`;
   return {
     url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeNow(server),
   };
 }
 
@@ -93,17 +91,6 @@ function headersOf(req: IncomingMessage): Record<string, string> {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   return headers;
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    length += chunk.length;
-    if (length > maxBodyBytes) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** The secret to verify with: --secret, PLANTS_WEBHOOK_SECRET, or the data directory's. */
