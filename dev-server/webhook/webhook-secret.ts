@@ -45,12 +45,15 @@ export async function loadOrCreateWebhookSecret(dataDir: string | undefined): Pr
   if (dataDir === undefined) return generateWebhookSecret();
   const file = webhookSecretFile(dataDir);
   await ensurePrivateDir(dataDir);
-  await ensurePrivateDir(join(dataDir, 'webhook'));
-  // The server and the listener may race to create it: the first whole file linked wins.
-  if ((await readPrivateFile(file)) === undefined) {
+  // As for the directories `ensureDataDir` checks: the data directory may be a link, not these.
+  await ensurePrivateDir(join(dataDir, 'webhook'), undefined, { followLink: false });
+  let stored = await readPrivateFile(file);
+  if (stored === undefined) {
+    // The server and the listener may race to create it: the first whole file linked wins.
     await writePrivateFile(file, `${generateWebhookSecret()}\n`, { keepExisting: true });
+    stored = await readPrivateFile(file);
   }
-  const secret = (await readPrivateFile(file))?.trim() ?? '';
+  const secret = stored?.trim() ?? '';
   const problem = webhookSecretProblem(secret);
   if (problem !== undefined) {
     throw new Error(`The webhook secret in ${file} ${problem}: delete the file to get a new one`);

@@ -20,6 +20,7 @@ import {
   recordIssuer,
   signingKeyFile,
 } from '../../dev-server/issuer-files.ts';
+import { loadOrCreateWebhookSecret } from '../../dev-server/webhook/webhook-secret.ts';
 import { tempDataDir } from '../support/local-api-fixture.ts';
 
 const run = promisify(execFile);
@@ -224,6 +225,19 @@ describe('the data directory is trusted only when only you can change it', () =>
       await expect(locked).rejects.toThrow(`${join(data, sub)} is a symbolic link`);
     },
   );
+
+  it('refuses webhook/ inside it when that is a symbolic link, as it refuses the others', async () => {
+    const data = join(dir, 'linked-webhook');
+    const elsewhere = join(dir, 'elsewhere-webhook');
+    await mkdir(data, { mode: 0o700 });
+    await mkdir(elsewhere, { mode: 0o700 });
+    await symlink(elsewhere, join(data, 'webhook'));
+
+    const loaded = loadOrCreateWebhookSecret(data);
+
+    await expect(loaded).rejects.toThrow(DataDirUntrustedError);
+    await expect(loaded).rejects.toThrow(`${join(data, 'webhook')} is a symbolic link`);
+  });
 
   it('refuses a lock/ that group or others can write to', async () => {
     const data = join(dir, 'shared-lock');
