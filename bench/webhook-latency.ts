@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { generateWebhookSecret } from '../dev-server/webhook/webhook-secret.ts';
-import { runScript } from '../test/support/node-script.ts';
+import { npmStart } from '../test/support/node-script.ts';
 import { median, percentile, round } from './stats.ts';
 
 export interface WebhookLatency {
@@ -28,10 +28,8 @@ export interface WebhookLatency {
 export async function measureWebhookLatency(options: {
   readonly creates: number;
   readonly warmup?: number;
-  /** `PLANTS_DATA_DIR=memory` instead of a data directory. @default false */
-  readonly inMemory?: boolean;
 }): Promise<WebhookLatency> {
-  const { creates, warmup = 10, inMemory = false } = options;
+  const { creates, warmup = 10 } = options;
   const arrived = new Map<number, number>();
   let notify = (): void => {};
   const receiver = createServer((req, res) => {
@@ -47,16 +45,14 @@ export async function measureWebhookLatency(options: {
   receiver.listen(0, '127.0.0.1');
   await once(receiver, 'listening');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-webhook-'));
-  const server = runScript('dev-server/main.ts', {
-    PORT: '0',
-    PLANTS_DATA_DIR: inMemory ? 'memory' : dataDir,
-    PLANTS_WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
-    PLANTS_WEBHOOK_SECRET: generateWebhookSecret(),
-  });
+  let started: Awaited<ReturnType<typeof npmStart>> | undefined;
   try {
-    const banner = await server.waitFor(/Ctrl-C stops it/);
-    const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
-    const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1] ?? '';
+    started = await npmStart({
+      PLANTS_DATA_DIR: dataDir,
+      PLANTS_WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+      PLANTS_WEBHOOK_SECRET: generateWebhookSecret(),
+    });
+    const { create } = started;
     const delivered = (id: number) =>
       new Promise<number>((resolve) => {
         const check = () => {
@@ -72,11 +68,7 @@ export async function measureWebhookLatency(options: {
     const createMs: number[] = [];
     for (let id = 1; id <= warmup + creates; id++) {
       const sent = performance.now();
-      const response = await fetch(`${url}/plants`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ id, name: `Bench ${id}` }),
-      });
+      const response = await create(JSON.stringify({ id, name: `Bench ${id}` }));
       await response.arrayBuffer();
       const answered = performance.now();
       if (response.status !== 200) throw new Error(`create ${id} answered ${response.status}`);
@@ -97,8 +89,8 @@ export async function measureWebhookLatency(options: {
       createMs: figures(createMs),
     };
   } finally {
-    server.child.kill('SIGTERM');
-    await server.exited;
+    started?.server.child.kill('SIGTERM');
+    await started?.server.exited;
     receiver.close();
     await rm(dataDir, { recursive: true, force: true });
   }
