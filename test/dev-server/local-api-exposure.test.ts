@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalConfigError } from '../../dev-server/config.ts';
 import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
 import {
-  clientCredentialsToken,
   createPlant,
   everyHandler,
   startTestApi,
   tokenRequest,
+  useTestApi,
 } from '../support/local-api-fixture.ts';
 
 interface RawAnswer {
@@ -191,29 +191,19 @@ describe('startLocalApi while the function is still starting (warm-up)', () => {
 });
 
 describe('startLocalApi under many slow uploads', () => {
-  let api: LocalApi;
-  let token: string;
   const budget = 64 * 1024;
-
-  beforeAll(async () => {
-    api = await startTestApi({
-      limits: {
-        bodyBytesInFlight: budget,
-        unvouchedBodyBytesInFlight: budget,
-        requestTimeoutMs: 1_000,
-      },
-    });
-    token = await clientCredentialsToken(api);
-  });
-
-  afterAll(async () => {
-    await api?.close();
+  const local = useTestApi({
+    limits: {
+      bodyBytesInFlight: budget,
+      unvouchedBodyBytesInFlight: budget,
+      requestTimeoutMs: 1_000,
+    },
   });
 
   /** An upload that sends `sent` of its `length` bytes and then stalls; with `bearer`, a token. */
   function stalledUpload(length: number, sent: number, bearer?: string) {
     const answer = new Promise<number>((resolve, reject) => {
-      const req = request(`${api.url}/plants`, {
+      const req = request(`${local.api.url}/plants`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -236,16 +226,16 @@ describe('startLocalApi under many slow uploads', () => {
 
   it('answers 429 once the bodies held in memory reach the bound, and keeps what is stored', async () => {
     const plant = `{"id":7,"name":"Fern","padding":"${'x'.repeat(10_000)}"}`;
-    expect((await createPlant(api, token, plant)).status).toBe(200);
-    const stalled = stalledUpload(budget, budget - 1_000, token);
+    expect((await createPlant(local.api, local.token, plant)).status).toBe(200);
+    const stalled = stalledUpload(budget, budget - 1_000, local.token);
     // Server and test share one event loop: a short wait lets the server read the stalled bytes.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
-    const refused = await createPlant(api, token, plant);
+    const refused = await createPlant(local.api, local.token, plant);
     const stalledStatus = await Promise.race([stalled, 'still uploading']);
     for (const stop of stall.splice(0)) stop();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const replay = await createPlant(api, token, plant);
+    const replay = await createPlant(local.api, local.token, plant);
 
     expect(stalledStatus).toBe('still uploading');
     expect(refused.status).toBe(429);
@@ -260,16 +250,20 @@ describe('startLocalApi under many slow uploads', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const authorized = await createPlant(
-      api,
-      token,
+      local.api,
+      local.token,
       `{"id":9,"name":"Moss","padding":"${'x'.repeat(10_000)}"}`,
     );
-    const tokenAnswer = await fetch(`${api.url}/oauth2/token`, tokenRequest);
-    const anonymous = await createPlant(api, undefined, `{"padding":"${'x'.repeat(10_000)}"}`);
+    const tokenAnswer = await fetch(`${local.api.url}/oauth2/token`, tokenRequest);
+    const anonymous = await createPlant(
+      local.api,
+      undefined,
+      `{"padding":"${'x'.repeat(10_000)}"}`,
+    );
     const stalledStatus = await Promise.race([...stalled, 'still uploading']);
     for (const stop of stall.splice(0)) stop();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const anonymousLater = await createPlant(api, undefined, '{"id":10,"name":"Fern"}');
+    const anonymousLater = await createPlant(local.api, undefined, '{"id":10,"name":"Fern"}');
 
     expect(stalledStatus).toBe('still uploading');
     expect(authorized.status).toBe(200);
@@ -281,8 +275,8 @@ describe('startLocalApi under many slow uploads', () => {
   it('times out a body that stops coming with 408 and gives its bytes back', async () => {
     const status = await stalledUpload(budget, budget - 1_000);
     const next = await createPlant(
-      api,
-      token,
+      local.api,
+      local.token,
       `{"id":8,"name":"Ivy","padding":"${'x'.repeat(10_000)}"}`,
     );
 
