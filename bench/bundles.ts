@@ -47,7 +47,7 @@ const referenceFiles = {
 } as const satisfies Record<OperationName, Record<'limit' | 'bare', string>>;
 
 /** create-plant's bundles keep their short names (`limit`, `bare`, `shipped`). */
-export const bundleName = (role: BundleRole, operation: OperationName = 'create-plant') =>
+export const bundleName = (role: BundleRole, operation: OperationName) =>
   operation === 'create-plant' ? role : `${role}-${operation}`;
 
 const roleLabel = { limit: 'LIMIT', bare: 'BARE (AWS SDK v3)', shipped: 'shipped' } as const;

@@ -5,9 +5,10 @@ import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltBundle, buildBundle, bundleSpecs } from '../../bench/bundles.ts';
+import { type BuiltBundle, buildBundle, bundleName, bundleSpecs } from '../../bench/bundles.ts';
 import { signedDynamoDbHeaders } from '../../bench/reference/limit-sigv4.ts';
 import { envNames } from '../../functions/config.ts';
+import { operations } from '../../functions/operations.ts';
 import { lambdaHandler } from '../../infra/bundling/bundling.ts';
 import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
 import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
@@ -45,12 +46,8 @@ beforeAll(async () => {
   ]);
   const [issuerEndpoint, storeEndpoint] = endpoints as [HttpsEndpoint, HttpsEndpoint];
   issuerUrl = issuerEndpoint.url.origin;
-  const limits = [
-    ['limit', 'plants/write'],
-    ['limit-list-plants', 'plants/read'],
-    ['limit-delete-plant', 'plants/write'],
-  ] as const;
-  for (const [name, scope] of limits) {
+  for (const { name: operation, scope } of operations) {
+    const name = bundleName('limit', operation);
     const spec = bundleSpecs.find((candidate) => candidate.name === name);
     if (!spec) throw new Error(`no bundle ${name}`);
     const bundle = await buildBundle(scratch, spec);
@@ -108,7 +105,7 @@ let nextId = BigInt(Date.now()) * 1000n;
 const newId = () => String(nextId++);
 
 describe('LIMIT references', () => {
-  it.each(['limit', 'limit-list-plants', 'limit-delete-plant'])(
+  it.each(operations.map(({ name }) => bundleName('limit', name)))(
     '%s is built from Node built-ins and bench/reference/ alone',
     (name) => {
       const inputs = bundles.get(name)?.inputs ?? [];
