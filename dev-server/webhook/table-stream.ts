@@ -65,7 +65,7 @@ export interface TableStream {
  * rather than for 24 hours, since nothing reads them while `npm start` is stopped; `SizeBytes`
  * follows DynamoDB's item size rules rather than its undocumented record encoding; a table's
  * deletion is not announced. To tell INSERT from MODIFY and to give REMOVE its keys inside a
- * synchronous hook, it keeps each stored item's keys and a digest of its image in memory.
+ * synchronous hook, it keeps each stored item's keys and its image as canonical JSON in memory.
  */
 export async function attachTableStream(
   level: LevelDatabase,
@@ -84,10 +84,17 @@ export async function attachTableStream(
   const itemPrefix = `item-${tableName}~`;
   const recordPrefix = `webhook~stream~${tableName}~`;
   const labelKey = `webhook~stream-label~${tableName}`;
-  const stored = new Map<string, { keys: DynamoDbItem; digest: string }>();
+  type StoredItem = { readonly keys: DynamoDbItem; readonly imageJson: string };
+  const storedItem = (image: DynamoDbItem): StoredItem => ({
+    keys: keysOf(image),
+    imageJson: canonicalJson(image),
+  });
+  const stored = new Map<string, StoredItem>();
   for await (const [key, item] of level.iterator({ gte: itemPrefix, lt: `${itemPrefix}\uffff` })) {
-    stored.set(key, { keys: keysOf(item as DynamoDbItem), digest: canonicalJson(item) });
+    stored.set(key, storedItem(item as DynamoDbItem));
   }
+  /** What a put's hook worked out, for its commit to keep: each put's item is read once. */
+  const pending = new Map<string, StoredItem>();
 
   // The stream's label is the time it was enabled, kept so that its ARN stays the same.
   let label = (await level.get(labelKey)) as string | undefined;
@@ -145,8 +152,10 @@ export async function attachTableStream(
     let added: StreamRecord;
     if (op.type === 'put') {
       const image = op.value as DynamoDbItem;
-      if (before?.digest === canonicalJson(image)) return;
-      added = record(before === undefined ? 'INSERT' : 'MODIFY', keysOf(image), image);
+      const after = storedItem(image);
+      pending.set(op.key, after);
+      if (before?.imageJson === after.imageJson) return;
+      added = record(before === undefined ? 'INSERT' : 'MODIFY', after.keys, image);
     } else {
       if (before === undefined) return;
       added = record('REMOVE', before.keys);
@@ -162,9 +171,9 @@ export async function attachTableStream(
     for (const op of operations) {
       if (isItemWrite(op)) {
         if (op.type === 'put') {
-          const image = op.value as DynamoDbItem;
-          stored.set(op.key, { keys: keysOf(image), digest: canonicalJson(image) });
+          stored.set(op.key, pending.get(op.key) ?? storedItem(op.value as DynamoDbItem));
         } else stored.delete(op.key);
+        pending.delete(op.key);
       } else if (op.type === 'put' && String(op.key).startsWith(recordPrefix)) recorded = true;
     }
     if (recorded) for (const listener of listeners) listener();
