@@ -1,5 +1,5 @@
 import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IAlarm, IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   Alarm,
   ComparisonOperator,
@@ -7,7 +7,6 @@ import {
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -25,6 +24,7 @@ import { batchSize, maxAttempts } from '../../functions/deliver-webhook/delivery
 import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
 import { webhookSettings } from '../webhook-settings.ts';
 import { HandlerFunction } from './handler-function.ts';
+import { notifyOnChange } from './operational-alarms.ts';
 
 export interface NewPlantWebhookProps {
   /** The plants table, with a stream of NEW_IMAGE records: every new item is one event. */
@@ -142,54 +142,48 @@ export class NewPlantWebhook extends Construct {
 
     const alarmDescription = (what: string) =>
       `${what} Read docs/webhooks.md ("When events fail") for how to look at and redrive them.`;
-    const deadLettered = new Alarm(this, 'DeadLetters', {
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: Stats.MAXIMUM,
-      }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: alarmDescription(
-        'A new-plant event failed its last delivery attempt (or was malformed) and is in the dead-letter queue.',
+    // Each fires on one occurrence in its period: any of them means an event is late or lost.
+    const onAny = (id: string, metric: IMetric, description: string) =>
+      new Alarm(this, id, {
+        metric,
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+    const alarms = [
+      onAny(
+        'DeadLetters',
+        this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: Stats.MAXIMUM,
+        }),
+        alarmDescription(
+          'A new-plant event failed its last delivery attempt (or was malformed) and is in the dead-letter queue.',
+        ),
       ),
-    });
-    const delivererErrors = new Alarm(this, 'DelivererErrors', {
-      metric: fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription:
+      onAny(
+        'DelivererErrors',
+        fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }),
         'The webhook deliverer threw, timed out or failed to start: its batch comes back after the ' +
-        "queue's visibility timeout, each such receive using up one of the event's attempts.",
-    });
-    const pipeFailures = new Alarm(this, 'PipeFailures', {
-      metric: new Metric({
-        namespace: 'AWS/EventBridge/Pipes',
-        metricName: 'ExecutionFailed',
-        dimensionsMap: { PipeName: this.pipe.ref },
-        period: Duration.minutes(5),
-        statistic: Stats.SUM,
-      }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription:
+          "queue's visibility timeout, each such receive using up one of the event's attempts.",
+      ),
+      onAny(
+        'PipeFailures',
+        new Metric({
+          namespace: 'AWS/EventBridge/Pipes',
+          metricName: 'ExecutionFailed',
+          dimensionsMap: { PipeName: this.pipe.ref },
+          period: Duration.minutes(5),
+          statistic: Stats.SUM,
+        }),
         'The pipe from the table stream to the webhook queue failed; it retries until a stream ' +
-        'record expires (24 hours), after which that event is lost.',
-    });
-    const alarms = [deadLettered, delivererErrors, pipeFailures];
+          'record expires (24 hours), after which that event is lost.',
+      ),
+    ];
     this.alarms = alarms;
-    if (props.alarmTopic !== undefined) {
-      const action = new SnsAction(props.alarmTopic);
-      for (const alarm of alarms) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
-    }
+    if (props.alarmTopic !== undefined) notifyOnChange(alarms, props.alarmTopic);
 
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',

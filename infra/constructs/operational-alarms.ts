@@ -254,11 +254,7 @@ export class OperationalAlarms extends Construct {
         }),
       );
       topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      const action = new SnsAction(topic);
-      for (const each of alarms) {
-        each.addAlarmAction(action);
-        each.addOkAction(action);
-      }
+      notifyOnChange(alarms, topic);
       this.topic = topic;
 
       Validations.of(topic).acknowledge({
@@ -291,6 +287,15 @@ export class OperationalAlarms extends Construct {
  * definition changes, so an alarm updated in place could start a deployment in last release's
  * ALARM; a new name makes CloudFormation replace it with a fresh one for every version published.
  */
+/** Each alarm notifies `topic` when it fires and when it clears. */
+export function notifyOnChange(alarms: readonly Alarm[], topic: ITopic): void {
+  const action = new SnsAction(topic);
+  for (const alarm of alarms) {
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
+  }
+}
+
 function rollbackAlarms(
   scope: Construct,
   target: AlarmedOperation,
