@@ -8,7 +8,8 @@ import {
   url,
 } from '../config.ts';
 
-type AwsEndpoint = { readonly endpoint: URL } & Pick<Config['dynamodb'], 'region' | 'credentials'>;
+/** Where and as whom the deliverer calls an AWS service: as the table's client is configured. */
+type AwsEndpoint = Config['dynamodb'];
 
 export type WebhookConfig = {
   /** Lambda's own variable; names the metrics' `Service` dimension. */

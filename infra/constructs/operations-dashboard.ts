@@ -232,6 +232,6 @@ function handlerMetric(
     dimensionsMap: { Service: fn.functionName },
     statistic,
     period,
-    ...(label === undefined ? {} : { label }),
+    label,
   });
 }

@@ -48,7 +48,7 @@ export class PlantsTable extends Construct {
       deletionProtection: props.deletionProtection ?? true,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       encryption: TableEncryption.AWS_MANAGED,
-      ...(props.stream === undefined ? {} : { stream: props.stream }),
+      stream: props.stream,
     });
   }
 }
