@@ -6,12 +6,13 @@ import type {
 } from 'aws-lambda';
 import { authorizeRequest } from './auth/authorize-request.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
-import { errorAnswers } from './failures.ts';
+import { errorAnswers, failureCounters } from './failures.ts';
 import { accessLog } from './http/access-log.ts';
 import { mapErrors } from './http/error-response.ts';
 import type { OutcomeCounters } from './http/request-metrics.ts';
 import { requireHttpEvent } from './http/require-http-event.ts';
 import { jsonLogger, type Logger } from './log.ts';
+import type { Operation } from './operation.ts';
 
 /** What every operation's handler is built from; `Store` is the part of the port it calls. */
 export type OperationDependencies<Store> = {
@@ -24,14 +25,19 @@ export type OperationDependencies<Store> = {
   readonly log?: Logger;
 };
 
+/** The counters an operation's requests add to: its own outcomes beside the shared failures. */
+export function countersOf(operation: Pick<Operation, 'outcomes'>): OutcomeCounters {
+  return { ...failureCounters, ...operation.outcomes };
+}
+
 /**
  * The steps every operation starts with, in order: the edge (the request's log line, counted under
- * the operation's `counters`, every error mapped once, and an event API Gateway would never send
+ * the operation's outcomes, every error mapped once, and an event API Gateway would never send
  * refused), then the caller, authorized with the operation's scope before anything reads the
  * request. The operation adds its own steps after.
  */
 export function authorizedEdge(
-  counters: OutcomeCounters,
+  operation: Pick<Operation, 'outcomes'>,
   {
     verifyToken,
     requiredScope,
@@ -40,7 +46,7 @@ export function authorizedEdge(
   }: Omit<OperationDependencies<unknown>, 'store'>,
 ) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use(accessLog(log, service, counters))
+    .use(accessLog(log, service, countersOf(operation)))
     .use(mapErrors(log, errorAnswers))
     .use(requireHttpEvent())
     .use(authorizeRequest(verifyToken, requiredScope));

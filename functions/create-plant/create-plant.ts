@@ -7,7 +7,7 @@ import { authorizedEdge, type OperationDependencies } from '../operation-edge.ts
 import { limits, parseNewPlant } from '../plants/new-plant.ts';
 import { type Plant, plantOf } from '../plants/plant.ts';
 import type { PlantStore } from '../plants/plant-store.ts';
-import { createPlantOutcomes } from './outcomes.ts';
+import { operation } from './operation.ts';
 
 export type CreatePlantDependencies = OperationDependencies<PlantStore>;
 
@@ -16,7 +16,7 @@ export type CreatePlantDependencies = OperationDependencies<PlantStore>;
  * edge (log, map errors) -> authorize -> require a JSON body -> parse -> validate -> store -> respond.
  */
 export function makeHandler({ store, ...edge }: CreatePlantDependencies) {
-  return authorizedEdge(createPlantOutcomes, edge)
+  return authorizedEdge(operation, edge)
     .use(requireJsonBody(limits.bodyMaxBytes))
     .use(parseJsonBody())
     .handler(async (event, context) => {
@@ -25,7 +25,7 @@ export function makeHandler({ store, ...edge }: CreatePlantDependencies) {
       const storeStartedAt = performance.now();
       const { plant, outcome } = await store.create(newPlant);
       context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
-      context.outcome = outcome;
+      context.outcome = outcome satisfies keyof typeof operation.outcomes;
       return plantResponse(plant);
     });
 }

@@ -3,7 +3,7 @@ import { noContentResponse } from '../http/respond.ts';
 import { authorizedEdge, type OperationDependencies } from '../operation-edge.ts';
 import { parsePlantId } from '../plants/plant-id.ts';
 import type { PlantStore } from '../plants/plant-store.ts';
-import { type DeleteOutcome, deletePlantOutcomes } from './outcomes.ts';
+import { operation } from './operation.ts';
 
 export type DeletePlantDependencies = OperationDependencies<Pick<PlantStore, 'delete'>>;
 
@@ -16,13 +16,13 @@ export type DeletePlantDependencies = OperationDependencies<Pick<PlantStore, 'de
  * rather than told 404. The request log names which it was.
  */
 export function makeHandler({ store, ...edge }: DeletePlantDependencies) {
-  return authorizedEdge(deletePlantOutcomes, edge).handler(async (event, context) => {
+  return authorizedEdge(operation, edge).handler(async (event, context) => {
     // API Gateway fills `id` from the route's `{id}`; a missing one is refused like an empty one.
     const id = parsePlantId(event.pathParameters?.id ?? '');
     const storeStartedAt = performance.now();
     const { deleted } = await store.delete(id);
     context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
-    context.outcome = (deleted ? 'deleted' : 'absent') satisfies DeleteOutcome;
+    context.outcome = (deleted ? 'deleted' : 'absent') satisfies keyof typeof operation.outcomes;
     return noContentResponse();
   });
 }

@@ -2,28 +2,24 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { roundMs } from '../http/access-log.ts';
 import { jsonResponse } from '../http/respond.ts';
 import { authorizedEdge, type OperationDependencies } from '../operation-edge.ts';
-import type { operations } from '../operations.ts';
 import { listItemOf } from '../plants/list-item.ts';
 import type { PlantPage, PlantStore } from '../plants/plant-store.ts';
 import { parseListQuery } from './list-query.ts';
-import { listPlantsOutcomes } from './outcomes.ts';
+import { operation } from './operation.ts';
 
 export type ListPlantsDependencies = OperationDependencies<Pick<PlantStore, 'list'>>;
-
-/** The route's path as `operations.ts` declares it: the type check fails if the two differ. */
-const listPath: Extract<(typeof operations)[number], { name: 'list-plants' }>['path'] = '/plants';
 
 /**
  * GET /plants, in the order a request meets it:
  * edge (log, map errors) -> authorize -> parse the query -> store (one page) -> respond.
  */
 export function makeHandler({ store, ...edge }: ListPlantsDependencies) {
-  return authorizedEdge(listPlantsOutcomes, edge).handler(async (event, context) => {
+  return authorizedEdge(operation, edge).handler(async (event, context) => {
     const request = parseListQuery(event.queryStringParameters);
     const storeStartedAt = performance.now();
     const page = await store.list(request);
     context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
-    context.outcome = 'listed' satisfies keyof typeof listPlantsOutcomes;
+    context.outcome = 'listed' satisfies keyof typeof operation.outcomes;
     return pageResponse(page, request.limit);
   });
 }
@@ -38,6 +34,6 @@ export function pageResponse(page: PlantPage, limit: number): APIGatewayProxyStr
   const headers: Record<string, string> =
     page.next === undefined
       ? {}
-      : { link: `<${listPath}?limit=${limit}&cursor=${page.next}>; rel="next"` };
+      : { link: `<${operation.path}?limit=${limit}&cursor=${page.next}>; rel="next"` };
   return jsonResponse(200, page.plants.map(listItemOf), headers);
 }

@@ -1,5 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { OperationName } from '../operations.ts';
+import {
+  type CoreCase,
+  type ExpectedBody,
+  type Operation,
+  requestPath,
+  routeKey,
+} from '../operation.ts';
+
+export type { ExpectedBody } from '../operation.ts';
 
 /**
  * The contract's core cases: for each operation, the few requests whose answers show that a
@@ -28,17 +36,13 @@ export type CoreAnswer = {
 /** Delivers one request and resolves with its answer; throws when no answer could be had. */
 export type Send = (request: CoreRequest) => Promise<CoreAnswer>;
 
-export type ExpectedBody =
-  /** Exactly `{error: <the status>, message: <non-empty text>}`. */
-  | { readonly kind: 'error' }
-  /** JSON deeply equal to `value`. */
-  | { readonly kind: 'json'; readonly value: unknown }
-  /** A JSON array of list items: objects with a numeric `id` and a text `name`. */
-  | { readonly kind: 'list' }
-  /** No body at all. */
-  | { readonly kind: 'empty' };
+export const idPlaceholder = '{{id}}';
 
-export type CoreCase = {
+const jsonAnswer = /^application\/json\b/;
+const challenge = /^Bearer realm="plant-store"/;
+
+/** A declared case made concrete for its operation: the request it sends, whole. */
+export type ResolvedCase = {
   readonly name: string;
   readonly method: string;
   /** `{{id}}` stands for the run's plant id. */
@@ -56,127 +60,49 @@ export type CoreCase = {
   };
 };
 
-export const idPlaceholder = '{{id}}';
+/**
+ * An operation's core cases, in order: its sample without a token (which must get 401 with the
+ * Bearer challenge), then the cases it declares, each with the headers its kind of answer
+ * carries: a JSON content type with a body, and the challenge with a 401.
+ */
+export function coreCasesOf(operation: Operation): readonly ResolvedCase[] {
+  const sample = operation.sample.request(idPlaceholder);
+  const withoutToken: CoreCase = {
+    name: `a request to ${routeKey(operation)} without a token gets 401 with the Bearer challenge`,
+    path: requestPath(operation, sample),
+    ...(sample.body === undefined ? {} : { body: sample.body }),
+    withoutToken: true,
+    expected: { status: 401, body: { kind: 'error' } },
+  };
+  return [withoutToken, ...operation.preTrafficCases].map((declared) =>
+    resolve(operation, declared),
+  );
+}
 
-/** The plant the cases create, named so that an operator can tell it from a caller's. */
-export const checkPlant = { name: 'Pre-traffic check', tag: 'pre-traffic-check' } as const;
-
-const createBody = `{"id":${idPlaceholder},"name":"${checkPlant.name}","tag":"${checkPlant.tag}"}`;
-const json = { 'content-type': 'application/json' } as const;
-const jsonAnswer = /^application\/json\b/;
-
-const challenge = { 'content-type': jsonAnswer, 'www-authenticate': /^Bearer realm="plant-store"/ };
-
-/** POST /plants's, in order: the replay must follow the create it repeats. */
-export const coreCases: readonly CoreCase[] = [
-  {
-    name: 'a create without a token gets 401 with the Bearer challenge',
-    method: 'POST',
-    path: '/plants',
-    headers: json,
-    body: createBody,
-    needsToken: false,
-    expected: { status: 401, headers: challenge, body: { kind: 'error' } },
-  },
-  {
-    name: 'a create with a valid token gets 200 and the plant',
-    method: 'POST',
-    path: '/plants',
-    headers: json,
-    body: createBody,
-    needsToken: true,
-    expected: {
-      status: 200,
-      headers: { 'content-type': jsonAnswer },
-      body: { kind: 'json', value: checkPlant },
+function resolve(operation: Operation, declared: CoreCase): ResolvedCase {
+  const { path = operation.path, body, expected } = declared;
+  const headers: Record<string, RegExp> = {};
+  if (expected.body.kind !== 'empty') headers['content-type'] = jsonAnswer;
+  if (expected.status === 401) headers['www-authenticate'] = challenge;
+  return {
+    name: declared.name,
+    method: operation.method,
+    path: path.startsWith('?')
+      ? `${operation.path}${path}`
+      : path.replace(/\{[^{}]+\}/g, idPlaceholder),
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...declared.headers,
     },
-  },
-  {
-    name: 'its identical replay gets 200 and the same plant',
-    method: 'POST',
-    path: '/plants',
-    headers: json,
-    body: createBody,
-    needsToken: true,
+    ...(body === undefined ? {} : { body }),
+    needsToken: declared.withoutToken !== true,
     expected: {
-      status: 200,
-      headers: { 'content-type': jsonAnswer },
-      body: { kind: 'json', value: checkPlant },
+      status: expected.status,
+      headers: { ...headers, ...expected.headers },
+      body: expected.body,
     },
-  },
-  {
-    name: 'a body without a name gets 400 in the error shape',
-    method: 'POST',
-    path: '/plants',
-    headers: json,
-    body: `{"id":${idPlaceholder}}`,
-    needsToken: true,
-    expected: { status: 400, headers: { 'content-type': jsonAnswer }, body: { kind: 'error' } },
-  },
-];
-
-/** GET /plants's: one page of one plant at most, whatever the table holds. */
-const listCases: readonly CoreCase[] = [
-  {
-    name: 'a list without a token gets 401 with the Bearer challenge',
-    method: 'GET',
-    path: '/plants',
-    headers: {},
-    needsToken: false,
-    expected: { status: 401, headers: challenge, body: { kind: 'error' } },
-  },
-  {
-    name: 'a list with a valid token gets 200 and an array of plants',
-    method: 'GET',
-    path: '/plants?limit=1',
-    headers: {},
-    needsToken: true,
-    expected: { status: 200, headers: { 'content-type': jsonAnswer }, body: { kind: 'list' } },
-  },
-  {
-    name: 'a limit of 0 gets 400 in the error shape',
-    method: 'GET',
-    path: '/plants?limit=0',
-    headers: {},
-    needsToken: true,
-    expected: { status: 400, headers: { 'content-type': jsonAnswer }, body: { kind: 'error' } },
-  },
-];
-
-/** DELETE /plants/{id}'s: the run's id is fresh, so the delete removes nothing anyone stored. */
-const deleteCases: readonly CoreCase[] = [
-  {
-    name: 'a delete without a token gets 401 with the Bearer challenge',
-    method: 'DELETE',
-    path: `/plants/${idPlaceholder}`,
-    headers: {},
-    needsToken: false,
-    expected: { status: 401, headers: challenge, body: { kind: 'error' } },
-  },
-  {
-    name: 'a delete of an id no plant has gets 204 and no body',
-    method: 'DELETE',
-    path: `/plants/${idPlaceholder}`,
-    headers: {},
-    needsToken: true,
-    expected: { status: 204, headers: {}, body: { kind: 'empty' } },
-  },
-  {
-    name: 'an id in another spelling (01) gets 400 in the error shape',
-    method: 'DELETE',
-    path: '/plants/01',
-    headers: {},
-    needsToken: true,
-    expected: { status: 400, headers: { 'content-type': jsonAnswer }, body: { kind: 'error' } },
-  },
-];
-
-/** Each operation's core cases, which its pre-traffic hook runs. */
-export const coreCasesOf: { readonly [name in OperationName]: readonly CoreCase[] } = {
-  'create-plant': coreCases,
-  'list-plants': listCases,
-  'delete-plant': deleteCases,
-};
+  };
+}
 
 export type CaseResult = {
   readonly name: string;
@@ -198,13 +124,12 @@ export type RunOptions = {
   readonly id: string;
   /** An access token with the cases' scope; without one, the cases that need it are skipped. */
   readonly token?: string;
-  /** @default coreCases (POST /plants's) */
-  readonly cases?: readonly CoreCase[];
+  readonly cases: readonly ResolvedCase[];
 };
 
 /** Sends each case in order and judges its answer. A `send` that throws ends the run with its error. */
 export async function runCoreCases(send: Send, options: RunOptions): Promise<CoreCasesReport> {
-  const { id, token, cases = coreCases } = options;
+  const { id, token, cases } = options;
   const results: CaseResult[] = [];
   const skipped: string[] = [];
   for (const testCase of cases) {
@@ -220,7 +145,7 @@ export async function runCoreCases(send: Send, options: RunOptions): Promise<Cor
 }
 
 /** The request a case sends in a run with this id and token. */
-export function requestOf(testCase: CoreCase, id: string, token?: string): CoreRequest {
+export function requestOf(testCase: ResolvedCase, id: string, token?: string): CoreRequest {
   const headers = { ...testCase.headers };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   return {
@@ -232,7 +157,7 @@ export function requestOf(testCase: CoreCase, id: string, token?: string): CoreR
 }
 
 /** Every way the answer differs from what the case expects. */
-export function judge(testCase: CoreCase, answer: CoreAnswer): string[] {
+export function judge(testCase: ResolvedCase, answer: CoreAnswer): string[] {
   const { expected } = testCase;
   const problems: string[] = [];
   if (answer.status !== expected.status) {

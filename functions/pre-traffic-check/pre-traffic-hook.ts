@@ -125,7 +125,7 @@ async function check(
   const report = await runCoreCases(send, {
     id: plantId,
     token,
-    cases: coreCasesOf[config.operation.name],
+    cases: coreCasesOf(config.operation),
   });
   return { target: config.targetFunctionArn, operation: config.operation.name, plantId, report };
 }

@@ -191,7 +191,7 @@ function operationRow(
     graph(
       `${route}: outcomes, and refused requests`,
       6,
-      ownCounters(operation.name).map((counter) => app(counter)),
+      ownCounters(operation).map((counter) => app(counter)),
       [
         new MathExpression({
           expression: `SEARCH('{${metricsNamespace},Service,AuthFailureReason} MetricName="${failureCounters.unauthorized}" Service="${fn.functionName}"', 'Sum', 300)`,

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { type Operation, requestPath, type SampleRequest } from '../../functions/operation.ts';
 import fixture from './payload-v2-event.json' with { type: 'json' };
 
 export type EventOverrides = {
@@ -63,15 +64,35 @@ function bodilessEvent(
 }
 
 /**
- * GET /plants with `query` as its raw query string (`limit=5&cursor=...`). Its parameters are
- * as API Gateway's payload 2.0 gives them: percent-decoded, a repeated parameter's values joined
- * with commas, and no `queryStringParameters` at all without a query.
+ * The event API Gateway hands an operation's function for `request`: its route, method, path
+ * (the route's `{name}`s filled in, percent-encoded) and query as payload 2.0 gives them:
+ * percent-decoded, a repeated parameter's values joined with commas, and no
+ * `queryStringParameters` at all without a query. A request with a body carries it as JSON.
  */
-export function fakeListEvent(
-  query = '',
+export function fakeOperationEvent(
+  operation: Pick<Operation, 'method' | 'path'>,
+  request: SampleRequest,
   overrides: BodilessEventOverrides = {},
 ): APIGatewayProxyEventV2 {
-  const event = bodilessEvent('GET', '/plants', '/plants', overrides);
+  const query = request.query ?? '';
+  const rawPath = requestPath(operation, { ...request, query: '' });
+  const headers = { ...request.headers, ...overrides.headers };
+  const event =
+    request.body === undefined
+      ? bodilessEvent(operation.method, operation.path, rawPath, { ...overrides, headers })
+      : fakeEvent({
+          ...overrides,
+          body: request.body,
+          headers: { 'content-length': String(Buffer.byteLength(request.body)), ...headers },
+        });
+  if (request.body !== undefined) {
+    const routeKey = `${operation.method} ${operation.path}`;
+    event.routeKey = routeKey;
+    event.rawPath = rawPath;
+    event.requestContext.routeKey = routeKey;
+    event.requestContext.http.method = operation.method;
+    event.requestContext.http.path = rawPath;
+  }
   event.rawQueryString = query;
   const parameters = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(query)) {
@@ -79,7 +100,16 @@ export function fakeListEvent(
     parameters.set(name, earlier === undefined ? value : `${earlier},${value}`);
   }
   if (query !== '') event.queryStringParameters = Object.fromEntries(parameters);
+  if (request.pathParameters !== undefined) event.pathParameters = { ...request.pathParameters };
   return event;
+}
+
+/** GET /plants with `query` as its raw query string (`limit=5&cursor=...`). */
+export function fakeListEvent(
+  query = '',
+  overrides: BodilessEventOverrides = {},
+): APIGatewayProxyEventV2 {
+  return fakeOperationEvent({ method: 'GET', path: '/plants' }, { query }, overrides);
 }
 
 /** DELETE /plants/{id}, with `id` in `pathParameters` as API Gateway hands over the path's segment. */
@@ -87,12 +117,9 @@ export function fakeDeleteEvent(
   id: string,
   overrides: BodilessEventOverrides = {},
 ): APIGatewayProxyEventV2 {
-  const event = bodilessEvent(
-    'DELETE',
-    '/plants/{id}',
-    `/plants/${encodeURIComponent(id)}`,
+  return fakeOperationEvent(
+    { method: 'DELETE', path: '/plants/{id}' },
+    { pathParameters: { id } },
     overrides,
   );
-  event.pathParameters = { id };
-  return event;
 }

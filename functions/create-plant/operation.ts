@@ -1,0 +1,39 @@
+import type { Operation } from '../operation.ts';
+
+const checkPlant = '{"name":"Pre-traffic check","tag":"pre-traffic-check"}';
+const createBody = `{"id":{{id}},${checkPlant.slice(1)}`;
+
+/** POST /plants: its route, scope and store actions, its outcomes and how it is tried. */
+export const operation = {
+  name: 'create-plant',
+  method: 'POST',
+  path: '/plants',
+  scope: 'plants/write',
+  dynamodbActions: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+  summary: 'Create a plant, or replay an identical create',
+  // A create, an identical create replayed, and a different create of a stored id.
+  outcomes: { created: 'PlantsCreated', replayed: 'CreatesReplayed', conflict: 'CreateConflicts' },
+  statuses: [200, 400, 409, 413, 415],
+  sample: {
+    request: (id) => ({ body: `{"id":${id},"name":"Sample","tag":"sample"}` }),
+    status: 200,
+  },
+  // In order: the replay must follow the create it repeats.
+  preTrafficCases: [
+    {
+      name: 'a create with a valid token gets 200 and the plant',
+      body: createBody,
+      expected: { status: 200, body: { kind: 'json', value: JSON.parse(checkPlant) } },
+    },
+    {
+      name: 'its identical replay gets 200 and the same plant',
+      body: createBody,
+      expected: { status: 200, body: { kind: 'json', value: JSON.parse(checkPlant) } },
+    },
+    {
+      name: 'a body without a name gets 400 in the error shape',
+      body: '{"id":{{id}}}',
+      expected: { status: 400, body: { kind: 'error' } },
+    },
+  ],
+} as const satisfies Operation;
