@@ -9,7 +9,6 @@ import type { TokenVerifier } from './auth/token-verifier.ts';
 import { errorAnswers, failureCounters } from './failures.ts';
 import { accessLog } from './http/access-log.ts';
 import { mapErrors } from './http/error-response.ts';
-import type { OutcomeCounters } from './http/request-metrics.ts';
 import { requireHttpEvent } from './http/require-http-event.ts';
 import { jsonLogger, type Logger } from './log.ts';
 import type { Operation } from './operation.ts';
@@ -26,7 +25,9 @@ export type OperationDependencies<Store> = {
 };
 
 /** The counters an operation's requests add to: its own outcomes beside the shared failures. */
-export function countersOf(operation: Pick<Operation, 'outcomes'>): OutcomeCounters {
+export function countersOf<Own extends Operation['outcomes']>(operation: {
+  readonly outcomes: Own;
+}): typeof failureCounters & Own {
   return { ...failureCounters, ...operation.outcomes };
 }
 

@@ -69,7 +69,10 @@ export function coreCasesOf(operation: Operation): readonly ResolvedCase[] {
   const sample = operation.sample.request(idPlaceholder);
   const withoutToken: CoreCase = {
     name: `a request to ${routeKey(operation)} without a token gets 401 with the Bearer challenge`,
-    path: requestPath(operation, sample),
+    path: requestPath(operation, sample).replaceAll(
+      encodeURIComponent(idPlaceholder),
+      idPlaceholder,
+    ),
     ...(sample.body === undefined ? {} : { body: sample.body }),
     withoutToken: true,
     expected: { status: 401, body: { kind: 'error' } },
@@ -80,16 +83,15 @@ export function coreCasesOf(operation: Operation): readonly ResolvedCase[] {
 }
 
 function resolve(operation: Operation, declared: CoreCase): ResolvedCase {
-  const { path = operation.path, body, expected } = declared;
+  const { body, expected } = declared;
+  const path = declared.path ?? operation.path.replace(/\{[^{}]+\}/g, idPlaceholder);
   const headers: Record<string, RegExp> = {};
   if (expected.body.kind !== 'empty') headers['content-type'] = jsonAnswer;
   if (expected.status === 401) headers['www-authenticate'] = challenge;
   return {
     name: declared.name,
     method: operation.method,
-    path: path.startsWith('?')
-      ? `${operation.path}${path}`
-      : path.replace(/\{[^{}]+\}/g, idPlaceholder),
+    path: path.startsWith('?') ? `${operation.path}${path}` : path,
     headers: {
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...declared.headers,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../functions/operations.ts';
 import { limits } from '../../functions/plants/new-plant.ts';
 import {
   type ContractAnswer,
@@ -7,7 +8,12 @@ import {
   expectErrorShape,
   hygieneHeaders,
 } from '../support/contract.ts';
-import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
+import {
+  fakeDeleteEvent,
+  fakeEvent,
+  fakeListEvent,
+  fakeOperationEvent,
+} from '../support/fake-event.ts';
 import {
   hasForbiddenKey,
   jsonSpace,
@@ -401,3 +407,32 @@ describe('DELETE /plants/{id} with arbitrary ids', () => {
     );
   });
 });
+
+/** Every operation of the list whose path names a plant: the id in the path is read one way. */
+describe.each(operations.filter((operation) => operation.path.includes('{id}')))(
+  '$method $path ($name) with arbitrary ids in the path',
+  (operation) => {
+    it('answers a non-canonical id with 400 naming id, and a canonical one past that, never 5xx', async () => {
+      const scoped = await api.issuer.mint({ claims: { scope: operation.scope } });
+      await fc.assert(
+        fc.asyncProperty(numberish, async (id) => {
+          const sample = operation.sample.request(api.freshId());
+          const result = await api.handlers[operation.name](
+            fakeOperationEvent(operation, { ...sample, pathParameters: { id } }, { token: scoped }),
+          );
+
+          const canonical = /^-?\d+$/.test(id) && BigInt.asIntN(64, BigInt(id)).toString() === id;
+          expect(result.statusCode, JSON.stringify(id)).toBeLessThan(500);
+          const message =
+            result.statusCode === 400 ? (bodyOf(result) as { message: string }).message : '';
+          if (canonical) expect(message, JSON.stringify(id)).not.toMatch(/^id /);
+          else {
+            expect(result.statusCode, JSON.stringify(id)).toBe(400);
+            expect(message).toMatch(/^id /);
+          }
+        }),
+        { numRuns: Math.ceil(runs / 4) },
+      );
+    });
+  },
+);

@@ -1,9 +1,14 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jsonLogger } from '../../functions/log.ts';
-import type { OperationName } from '../../functions/operations.ts';
+import { type OperationName, operations } from '../../functions/operations.ts';
 import { hygieneHeaders, noContentHeaders } from '../support/contract.ts';
-import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
+import {
+  fakeDeleteEvent,
+  fakeEvent,
+  fakeListEvent,
+  fakeOperationEvent,
+} from '../support/fake-event.ts';
 import { type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 
 /** Marks planted in names, tags and bodies: none may reach a log line. */
@@ -147,27 +152,64 @@ describe('log lines', () => {
   ])(
     'never contain the token, the Authorization header or the body: %s',
     async (_case, event, status, operation = 'create-plant') => {
-      const request = await event();
-      const authorization = request.headers.authorization ?? '';
-      const bearer = authorization.replace(/^Bearer /, '');
-
-      const { result, lines } = await stdoutOf(request, operation);
-      await api.proxy?.restore();
-
-      expect(result.statusCode).toBe(status);
-      expect(result.headers).toMatchObject(status === 204 ? noContentHeaders : hygieneHeaders);
-      expect(lines.length).toBeGreaterThanOrEqual(1);
-      const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(entries.every((entry) => typeof entry.requestId === 'string')).toBe(true);
-      expect(entries.at(-1)).toMatchObject({ message: 'request', status });
-      const text = lines.join('\n');
-      expect(text).not.toContain(secret);
-      if (request.body !== undefined) expect(text).not.toContain(request.body);
-      expect(text.toLowerCase()).not.toContain('authorization');
-      expect(text.toLowerCase()).not.toContain('bearer ');
-      for (const segment of bearer.split('.').filter((part) => part.length >= 3)) {
-        expect(text).not.toContain(segment);
-      }
+      await expectHygienicLines(await event(), status, operation);
     },
   );
 });
+
+/** Every operation of the list, sent its sample with a marker in a header, four ways. */
+describe.each(operations)('$name: its log lines', (operation) => {
+  const sample = async (bearer: string | Promise<string>) =>
+    fakeOperationEvent(operation, operation.sample.request(freshId()), {
+      token: await bearer,
+      headers: { 'x-marker': secret },
+    });
+  const scoped = () => api.issuer.mint({ claims: { scope: operation.scope } });
+
+  it.each<[string, () => Promise<APIGatewayProxyEventV2>, number]>([
+    ['its sample request', () => sample(scoped()), operation.sample.status],
+    ['a token without its scope', () => sample(api.issuer.mint({ claims: { scope: 'x' } })), 403],
+    ['an expired token', () => sample(expired), 401],
+    [
+      'a throttled store',
+      async () => {
+        await api.proxy?.inject({ kind: 'dynamoError', status: 400, type: 'ThrottlingException' });
+        return sample(scoped());
+      },
+      503,
+    ],
+  ])(
+    'never contain the token, the Authorization header or the marker: %s',
+    async (_case, event, status) => {
+      await expectHygienicLines(await event(), status, operation.name);
+    },
+  );
+});
+
+/** Runs the request and checks its answer and every line it logged. */
+async function expectHygienicLines(
+  request: APIGatewayProxyEventV2,
+  status: number,
+  operation: OperationName,
+) {
+  const authorization = request.headers.authorization ?? '';
+  const bearer = authorization.replace(/^Bearer /, '');
+
+  const { result, lines } = await stdoutOf(request, operation);
+  await api.proxy?.restore();
+
+  expect(result.statusCode).toBe(status);
+  expect(result.headers).toMatchObject(status === 204 ? noContentHeaders : hygieneHeaders);
+  expect(lines.length).toBeGreaterThanOrEqual(1);
+  const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(entries.every((entry) => typeof entry.requestId === 'string')).toBe(true);
+  expect(entries.at(-1)).toMatchObject({ message: 'request', status });
+  const text = lines.join('\n');
+  expect(text).not.toContain(secret);
+  if (request.body !== undefined) expect(text).not.toContain(request.body);
+  expect(text.toLowerCase()).not.toContain('authorization');
+  expect(text.toLowerCase()).not.toContain('bearer ');
+  for (const segment of bearer.split('.').filter((part) => part.length >= 3)) {
+    expect(text).not.toContain(segment);
+  }
+}

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { UnauthorizedError } from '../../../functions/auth/auth-errors.ts';
-import { createPlantOutcomes } from '../../../functions/create-plant/outcomes.ts';
+import { operation as createPlant } from '../../../functions/create-plant/operation.ts';
+import { countersOf } from '../../../functions/operation-edge.ts';
+
+const createPlantOutcomes = countersOf(createPlant);
+
 import { failureCounters } from '../../../functions/failures.ts';
 import { accessLog, roundMs } from '../../../functions/http/access-log.ts';
 import type { OutcomeCounters } from '../../../functions/http/request-metrics.ts';

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createPlantOutcomes } from '../../../functions/create-plant/outcomes.ts';
+import { operation as createPlant } from '../../../functions/create-plant/operation.ts';
+import { countersOf } from '../../../functions/operation-edge.ts';
+
+const createPlantOutcomes = countersOf(createPlant);
+
 import {
   embeddedMetrics,
   metricsNamespace,

@@ -8,11 +8,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, routeKey } from '../../../functions/operations.ts';
-import {
-  checkPlant,
-  coreCases,
-  coreCasesOf,
-} from '../../../functions/pre-traffic-check/core-cases.ts';
+import { coreCasesOf } from '../../../functions/pre-traffic-check/core-cases.ts';
 import {
   findLambdaFunction,
   type LambdaFunctionSpec,
@@ -31,6 +27,15 @@ import {
   startLambdaProcess,
 } from '../../support/lambda-process.ts';
 import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca.ts';
+
+const operationNamed = (name: string) => {
+  const operation = operations.find((each) => each.name === name);
+  if (operation === undefined) throw new Error(`no operation ${name}`);
+  return operation;
+};
+const coreCases = coreCasesOf(operationNamed('create-plant'));
+/** The plant POST /plants's cases create, as its operation.ts declares them. */
+const checkPlant = { name: 'Pre-traffic check', tag: 'pre-traffic-check' };
 
 /**
  * The BeforeAllowTraffic hook, bundled as its construct ships it (`@aws-sdk/*` left to the
@@ -429,7 +434,7 @@ describe('the pre-traffic hook of each operation', () => {
       expect(verdict(run)).toMatchObject({
         status: 'Succeeded',
         operation: name,
-        cases: coreCasesOf[name].map((testCase) => ({
+        cases: coreCasesOf(operationNamed(name)).map((testCase) => ({
           name: testCase.name,
           status: testCase.expected.status,
           problems: [],
@@ -449,7 +454,7 @@ describe('the pre-traffic hook of each operation', () => {
 
     expectReportedLast(run, 'Failed');
     expect(verdict(run)?.cases).toContainEqual({
-      name: coreCasesOf['list-plants'][1]?.name,
+      name: coreCasesOf(operationNamed('list-plants'))[1]?.name,
       status: 403,
       problems: expect.arrayContaining(['status 403, expected 200']),
     });
@@ -463,7 +468,7 @@ describe('the pre-traffic hook of each operation', () => {
       const run = await runHook({ TARGET_FUNCTION_ARN: target, OPERATION: operation.name });
 
       expectReportedLast(run, 'Succeeded');
-      const [first, ...others] = coreCasesOf[operation.name];
+      const [first, ...others] = coreCasesOf(operation);
       const events = invokes(run).map((call) => {
         expect(call.functionName).toBe(target);
         return call.input as APIGatewayProxyEventV2;
