@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import dynaliteDb, { type DynaliteStore, type LevelDatabase } from 'dynalite/db/index.js';
+import { startOldItemProxy } from './old-item-on-condition-failure.ts';
 import { checkStore } from './store-check.ts';
 
 /** Dummy credentials: dynalite checks that a request is SigV4-signed, not by whom. */
@@ -21,7 +22,8 @@ export const localAwsCredentials = {
 /**
  * Starts dynalite on loopback at an ephemeral port (nothing else should reach it), its LevelDB in
  * `dir` (refused when damaged: `checkStore`) or in memory, and creates the table when absent, the
- * way the CDK stack creates it on AWS: partition key `id`, a Number.
+ * way the CDK stack creates it on AWS: partition key `id`, a Number. Clients reach it through
+ * `startOldItemProxy`, which gives a failed conditional write its old item as DynamoDB does.
  */
 export async function startDynamoDb(options: {
   readonly dir?: string | undefined;
@@ -31,13 +33,18 @@ export async function startDynamoDb(options: {
   const { server, level } = openDynalite({ ...(options.dir && { path: options.dir }) });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const proxy = await startOldItemProxy(
+    `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+  );
+  const { endpoint } = proxy;
   // Waits for pending LevelDB writes and closes the database: the flush.
-  const close = () =>
-    new Promise<void>((resolve, reject) => {
+  const close = async () => {
+    await proxy.close();
+    await new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));
       server.closeAllConnections();
     });
+  };
   const { region, ...credentials } = localAwsCredentials;
   const client = new DynamoDBClient({ region, endpoint, credentials });
   try {

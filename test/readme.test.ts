@@ -9,7 +9,9 @@ const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
 function tableRoutes(): Set<string> {
   const section = readme.split(/^## /m).find((part) => part.startsWith('The API in one table'));
   if (section === undefined) throw new Error('README.md has no "The API in one table" section');
-  const routes = [...section.matchAll(/^\| `([A-Z]+ \/[^`]*)` \|/gm)].map((match) => match[1]);
+  const routes = [...section.matchAll(/^\| `([A-Z]+ \/[^`]*)` \|/gm)].map(
+    (match) => match[1] ?? '',
+  );
   return new Set(routes);
 }
 

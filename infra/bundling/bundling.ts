@@ -116,11 +116,11 @@ export const preTrafficCheckBundlingOptions: BundlingOptions = {
 };
 
 /**
- * The create-plant bundle for esbuild's JS API; the caller adds `outdir` and gets
- * `outdir/index.mjs`. Every operation's bundle is this with its own entry (`esbuildOptionsFor`).
+ * The operations' bundle options for esbuild's JS API, without an entry: the caller adds
+ * `entryPoints: { index: ... }` and `outdir`, and gets `outdir/index.mjs`. An operation's own
+ * bundle is `esbuildOptionsFor(name)`.
  */
 export const esbuildBuildOptions: BuildOptions = {
-  entryPoints: { index: createPlantEntry },
   bundle: true,
   platform: 'node',
   target,

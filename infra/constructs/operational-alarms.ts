@@ -276,6 +276,15 @@ export class OperationalAlarms extends Construct {
   }
 }
 
+/** Each alarm notifies `topic` when it fires and when it clears. */
+export function notifyOnChange(alarms: readonly Alarm[], topic: ITopic): void {
+  const action = new SnsAction(topic);
+  for (const alarm of alarms) {
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
+  }
+}
+
 /**
  * The rollback alarms of one operation's function. The paging alarms need 5 to 15 minutes of
  * data, longer than a canary lasts, so these read 1-minute periods. CodeDeploy watches them only
@@ -287,15 +296,6 @@ export class OperationalAlarms extends Construct {
  * definition changes, so an alarm updated in place could start a deployment in last release's
  * ALARM; a new name makes CloudFormation replace it with a fresh one for every version published.
  */
-/** Each alarm notifies `topic` when it fires and when it clears. */
-export function notifyOnChange(alarms: readonly Alarm[], topic: ITopic): void {
-  const action = new SnsAction(topic);
-  for (const alarm of alarms) {
-    alarm.addAlarmAction(action);
-    alarm.addOkAction(action);
-  }
-}
-
 function rollbackAlarms(
   scope: Construct,
   target: AlarmedOperation,

@@ -9,7 +9,7 @@ const certificateArn =
 let template: Template;
 
 beforeAll(() => {
-  template = synthStack({ bundle: false, customDomain: { domainName, certificateArn } }).template;
+  template = synthStack({ customDomain: { domainName, certificateArn } }).template;
 });
 
 describe('ApiCustomDomain', () => {
@@ -56,7 +56,7 @@ describe('ApiCustomDomain', () => {
   });
 
   it('changes nothing without a domain name', () => {
-    const { template: plain } = synthStack({ bundle: false });
+    const { template: plain } = synthStack();
     plain.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
     plain.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
     expect(Object.keys(plain.toJSON().Outputs)).not.toContain('CustomDomainTarget');

@@ -15,6 +15,18 @@ const stack = (assembly: CloudAssembly, name: string) => {
   return found.template;
 };
 
+/**
+ * What the app's validation plugins found, as the CLI reads it after a synth: aws-cdk-lib's
+ * CloudFormation validation (an error with cdk.json's `validateAgainstDefaultRules`) and the
+ * cdk-nag pack infra/app.ts registers. A plugin is listed only if it found something.
+ */
+async function validationReport(assembly: CloudAssembly): Promise<unknown[]> {
+  const report = JSON.parse(
+    await readFile(path.join(assembly.outdir, 'validation-report.json'), 'utf8'),
+  ) as { pluginReports: unknown[] };
+  return report.pluginReports;
+}
+
 /** The warnings the app reported for a stack, as the CLI prints them. */
 async function warnings(assembly: CloudAssembly, name: string): Promise<string[]> {
   const manifest = JSON.parse(await readFile(path.join(assembly.outdir, 'manifest.json'), 'utf8'));
@@ -29,7 +41,7 @@ async function warnings(assembly: CloudAssembly, name: string): Promise<string[]
     .map((entry) => String(entry.data));
 }
 
-describe('npx cdk synth with the immutable GitHub subject and a custom domain', () => {
+describe('npx cdk synth with the immutable GitHub subject and every optional resource', () => {
   let assembly: CloudAssembly;
 
   beforeAll(async () => {
@@ -41,9 +53,32 @@ describe('npx cdk synth with the immutable GitHub subject and a custom domain', 
         domainName: 'plants.example.com',
         certificateArn:
           'arn:aws:acm:eu-west-1:123456789012:certificate/0e9a8b7c-6d5e-4f3a-9b2c-1d0e9f8a7b6c',
+        alarmEmail: 'oncall@example.com',
+        webhookUrl: 'https://hooks.example.com/plant/webhook',
+        ciRoleArn: 'arn:aws:iam::123456789012:role/PlantStore-ci-deploy',
       },
     });
   }, 120_000);
+
+  // The tests' own synths skip CloudFormation's validation (test/support/synth.ts): this one
+  // stands for them, with every resource type any configuration of the stage stack has.
+  it("passes CloudFormation's validation and cdk-nag in both stacks, as the CLI reads the report", async () => {
+    expect(await validationReport(assembly)).toEqual([]);
+  });
+
+  it('builds the stage stack with the alarm topic, the webhook and the CI grant asked for', () => {
+    const resources = Object.values(stack(assembly, 'PlantStore-dev').Resources);
+    const types = new Set(resources.map((resource) => resource.Type));
+    for (const type of ['AWS::SNS::Topic', 'AWS::Pipes::Pipe', 'AWS::SecretsManager::Secret']) {
+      expect(types).toContain(type);
+    }
+    const forCi = resources.filter(
+      (resource) =>
+        resource.Type === 'AWS::IAM::Policy' &&
+        JSON.stringify(resource.Properties?.Roles) === '["PlantStore-ci-deploy"]',
+    );
+    expect(forCi).toHaveLength(1);
+  });
 
   it('trusts the main branch and the prod environment under that prefix only', () => {
     const roles = Object.values(stack(assembly, 'PlantStore-ci').Resources).filter(
@@ -76,6 +111,7 @@ describe('npx cdk synth with a repository whose subject has no ids', () => {
   it('warns which subjects the role trusts, and how to trust the immutable ones', async () => {
     const assembly = await synthesizeApp({
       context: { ...noBundling, githubRepo: 'example-org/plant-store' },
+      validate: false,
     });
 
     const [warning, ...more] = await warnings(assembly, 'PlantStore-ci');

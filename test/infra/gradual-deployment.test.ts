@@ -14,7 +14,7 @@ let template: Template;
 
 beforeAll(() => {
   // The stage `test`: not `dev`, so it gets the default canary.
-  synthesized = synthStack({ bundle: false });
+  synthesized = synthStack();
   template = synthesized.template;
 });
 
@@ -61,7 +61,7 @@ describe('GradualDeployment', () => {
   );
 
   it('runs the pre-traffic checks in dev too, where all traffic moves at once', () => {
-    const { template: dev } = synthStack({ bundle: false, stage: 'dev' });
+    const { template: dev } = synthStack({ stage: 'dev' });
     dev.allResourcesProperties('AWS::CodeDeploy::DeploymentGroup', {
       DeploymentConfigName: 'CodeDeployDefault.LambdaAllAtOnce',
     });
@@ -105,8 +105,7 @@ describe('GradualDeployment', () => {
       'LambdaAllAtOnce',
     ],
   ])('shifts traffic of every function for %s', (_which, props, configName) => {
-    const variant =
-      Object.keys(props).length === 0 ? template : synthStack({ bundle: false, ...props }).template;
+    const variant = Object.keys(props).length === 0 ? template : synthStack({ ...props }).template;
     variant.resourceCountIs('AWS::CodeDeploy::DeploymentGroup', operations.length);
     variant.allResourcesProperties('AWS::CodeDeploy::DeploymentGroup', {
       DeploymentConfigName: `CodeDeployDefault.${configName}`,
@@ -156,7 +155,6 @@ describe('GradualDeployment', () => {
 
   it('with ignoreAlarmConfiguration, keeps the alarms listed but unread, and warns at synth once', () => {
     const { stack, template: emergency } = synthStack({
-      bundle: false,
       ignoreAlarmConfiguration: true,
     });
     for (const operation of operations) {

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../functions/operations.ts';
+import { operations, routeKey } from '../../functions/operations.ts';
 import { StageConfigError } from '../../infra/stage-config.ts';
 import { evaluateCfn } from '../support/cloudformation.ts';
 import { onlyResource, synthStack } from '../support/synth.ts';
@@ -8,10 +8,21 @@ import { onlyResource, synthStack } from '../support/synth.ts';
 let template: Template;
 
 beforeAll(() => {
-  template = synthStack({ bundle: false }).template;
+  template = synthStack().template;
 });
 
 const logicalId = (type: string): string => onlyResource(template, type)[0];
+
+/** The scopes the operations require, in the order they first come in the list. */
+const requiredScopes = [...new Set(operations.map(({ scope }) => scope))];
+/** `plants/write` is the resource server's scope `write`. */
+const scopeName = (scope: string) => scope.replace(/^plants\//, '');
+/** The routes that require `scope`, as its description lists them. */
+const routesOf = (scope: string) =>
+  operations
+    .filter((operation) => operation.scope === scope)
+    .map(routeKey)
+    .join(', ');
 
 /** Stack ids as CloudFormation gives them: the same stack name, deployed twice. */
 const firstGuid = '51af3dc0-da77-11e4-872e-1234567db123';
@@ -28,17 +39,22 @@ const evaluateIn = (value: unknown, stackName: string, guid: string): string =>
   }) as string;
 
 describe('MachineAuth scopes', () => {
-  it('defines the resource server `plants` with the scopes `write` and `read`, each naming its routes', () => {
-    template.resourceCountIs('AWS::Cognito::UserPoolResourceServer', 1);
-    template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
-      Identifier: 'plants',
-      Scopes: [
-        { ScopeName: 'write', ScopeDescription: 'POST /plants, DELETE /plants/{id}' },
-        { ScopeName: 'read', ScopeDescription: 'GET /plants' },
-      ],
-      UserPoolId: { Ref: logicalId('AWS::Cognito::UserPool') },
-    });
-  });
+  it.each(requiredScopes.map((scope) => [scope, routesOf(scope)]))(
+    'defines the scope %s on the resource server `plants`, described by its routes: %s',
+    (scope, routes) => {
+      template.resourceCountIs('AWS::Cognito::UserPoolResourceServer', 1);
+      const [, server] = onlyResource(template, 'AWS::Cognito::UserPoolResourceServer');
+
+      expect(server.Properties).toMatchObject({
+        Identifier: 'plants',
+        UserPoolId: { Ref: logicalId('AWS::Cognito::UserPool') },
+      });
+      expect(server.Properties.Scopes).toContainEqual({
+        ScopeName: scopeName(scope),
+        ScopeDescription: routes,
+      });
+    },
+  );
 
   it('defines exactly the scopes the operations require', () => {
     const [, server] = onlyResource(template, 'AWS::Cognito::UserPoolResourceServer');
@@ -49,17 +65,16 @@ describe('MachineAuth scopes', () => {
     expect(defined.sort()).toEqual([...new Set(operations.map(({ scope }) => scope))].sort());
   });
 
-  it('has one client with a secret, only the client-credentials grant, and plants/write and plants/read', () => {
+  it(`has one client with a secret, only the client-credentials grant, and ${requiredScopes.join(' and ')}`, () => {
     const server = { Ref: logicalId('AWS::Cognito::UserPoolResourceServer') };
     template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
     template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
       GenerateSecret: true,
       AllowedOAuthFlows: ['client_credentials'],
       AllowedOAuthFlowsUserPoolClient: true,
-      AllowedOAuthScopes: [
-        { 'Fn::Join': ['', [server, '/write']] },
-        { 'Fn::Join': ['', [server, '/read']] },
-      ],
+      AllowedOAuthScopes: requiredScopes.map((scope) => ({
+        'Fn::Join': ['', [server, `/${scopeName(scope)}`]],
+      })),
     });
   });
 
@@ -69,10 +84,9 @@ describe('MachineAuth scopes', () => {
     expect(client.DependsOn).toContain(logicalId('AWS::Cognito::UserPoolResourceServer'));
   });
 
-  it('names both scopes in the token URL output', () => {
+  it('names every scope in the token URL output', () => {
     template.hasOutput('TokenUrl', {
-      Description:
-        'OAuth 2.0 token endpoint (client_credentials grant, scopes plants/write plants/read)',
+      Description: `OAuth 2.0 token endpoint (client_credentials grant, scopes ${requiredScopes.join(' ')})`,
     });
   });
 });
@@ -117,7 +131,7 @@ describe('MachineAuth pool', () => {
   it('gives the longest stage a valid domain prefix, a new one for every stack instance', () => {
     const stage = 'a-twenty-char-stage1';
     expect(stage).toHaveLength(20);
-    const { template: longest } = synthStack({ bundle: false, stage });
+    const { template: longest } = synthStack({ stage });
     const domain = Object.values(longest.findResources('AWS::Cognito::UserPoolDomain'))[0]
       ?.Properties.Domain as unknown;
 
@@ -134,14 +148,14 @@ describe('MachineAuth pool', () => {
   });
 
   it('takes the domain prefix from props when given', () => {
-    const { template: custom } = synthStack({ bundle: false, authDomainPrefix: 'acme-plants' });
+    const { template: custom } = synthStack({ authDomainPrefix: 'acme-plants' });
     custom.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'acme-plants' });
   });
 
   it.each(['laws', 'amazon', 'cognito-dev'])(
     'refuses at synth the stage %s, which Cognito would refuse in the default prefix at deploy',
     (stage) => {
-      const synth = () => synthStack({ bundle: false, stage });
+      const synth = () => synthStack({ stage });
       expect(synth).toThrow(StageConfigError);
       expect(synth).toThrow(/contains "(aws|amazon|cognito)".*-c authDomainPrefix=/);
     },
@@ -149,14 +163,12 @@ describe('MachineAuth pool', () => {
 
   it('deploys the stage laws with an explicit prefix, or with an external issuer', () => {
     const { template: prefixed } = synthStack({
-      bundle: false,
       stage: 'laws',
       authDomainPrefix: 'plants-legal',
     });
     prefixed.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: 'plants-legal' });
 
     const { template: external } = synthStack({
-      bundle: false,
       stage: 'laws',
       externalIssuer: { issuer: 'https://issuer.example.com', audiences: ['plants'] },
     });

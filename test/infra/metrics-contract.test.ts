@@ -5,7 +5,6 @@ import {
   deliveryCounters,
   deliveryMetrics,
 } from '../../functions/deliver-webhook/delivery-metrics.ts';
-import { failureCounters } from '../../functions/failures.ts';
 import { accessLog } from '../../functions/http/access-log.ts';
 import {
   embeddedMetrics,
@@ -13,8 +12,8 @@ import {
   statusOutcome,
 } from '../../functions/http/request-metrics.ts';
 import { errorResponse, jsonResponse } from '../../functions/http/respond.ts';
-import { type OperationName, operations } from '../../functions/operations.ts';
-import { operationCounters } from '../../infra/operation-outcomes.ts';
+import { countersOf } from '../../functions/operation-edge.ts';
+import { type Operation, operations } from '../../functions/operations.ts';
 import { extractedMetrics } from '../support/emf.ts';
 import { middlewareRequest } from '../support/middleware-request.ts';
 import {
@@ -229,16 +228,16 @@ function filteredMetric(
 
 /**
  * The request line of the operation's function for an answer with `status`, as Lambda's version
- * `version` writes it; a 200 is the operation's first success, as its handler names it.
+ * `version` writes it; a 200 is the operation's first own outcome, as its declaration names it.
  */
 function requestLine(
-  operation: OperationName,
+  operation: Operation,
   status: number,
   version: string,
   service: string,
 ): Readonly<Record<string, unknown>> {
-  const counters = operationCounters[operation];
-  const success = Object.keys(counters).find((outcome) => !(outcome in failureCounters));
+  const counters = countersOf(operation);
+  const [success] = Object.keys(operation.outcomes);
   const lines: Record<string, unknown>[] = [];
   const middleware = accessLog(
     (level, message, fields) => {
@@ -260,7 +259,7 @@ function requestLine(
 
 /** Each operation's function as the template names it, and the version this deploy publishes. */
 type DeployedFunction = {
-  readonly operation: OperationName;
+  readonly operation: Operation;
   /** What Lambda sets AWS_LAMBDA_FUNCTION_NAME to: the function resource's Ref. */
   readonly functionName: string;
   /** What Lambda sets AWS_LAMBDA_FUNCTION_VERSION to: the Version resource's number. */
@@ -282,7 +281,7 @@ function deployedFunctions(template: Template): DeployedFunction[] {
       'FunctionCurrentVersion',
     );
     return {
-      operation: operation.name,
+      operation,
       // The handler names its Service dimension after the function (functions/config.ts).
       functionName: renderTemplateValue({ Ref: functionId }),
       versionNumber: renderTemplateValue({ 'Fn::GetAtt': [versionId, 'Version'] }),
@@ -296,7 +295,7 @@ describe('the custom metrics the alarms and the dashboard read', () => {
   let filters: MetricFilterSpec[];
 
   beforeAll(() => {
-    const { template } = synthStack({ bundle: false });
+    const { template } = synthStack();
     const resources = template.toJSON().Resources as Record<string, Resource>;
     const ofType = (type: string) =>
       Object.entries(resources).filter(([, resource]) => resource.Type === type);
@@ -319,7 +318,7 @@ describe('the custom metrics the alarms and the dashboard read', () => {
         requestLine(operation, status, versionNumber, functionName),
       );
       return [
-        ...emittedMetrics(functionName, operationCounters[operation]),
+        ...emittedMetrics(functionName, countersOf(operation)),
         ...filters.flatMap((filter) => lines.flatMap((line) => filteredMetric(filter, line) ?? [])),
       ];
     });
@@ -345,8 +344,8 @@ describe('the custom metrics the alarms and the dashboard read', () => {
     for (const { operation, functionName } of functions) {
       const own = references.filter((reference) => reference.dimensions.Service === functionName);
       const names = new Set(own.map((reference) => reference.name));
-      for (const counter of Object.values(operationCounters[operation])) {
-        expect(names, `${operation} ${counter}`).toContain(counter);
+      for (const counter of Object.values(countersOf(operation))) {
+        expect(names, `${operation.name} ${counter}`).toContain(counter);
       }
     }
   });
@@ -356,10 +355,7 @@ describe('the metric filters on the request line', () => {
   let filters: MetricFilterSpec[];
 
   beforeAll(() => {
-    const resources = synthStack({ bundle: false }).template.toJSON().Resources as Record<
-      string,
-      Resource
-    >;
+    const resources = synthStack().template.toJSON().Resources as Record<string, Resource>;
     filters = metricFilters(
       Object.entries(resources).filter(
         ([, resource]) => resource.Type === 'AWS::Logs::MetricFilter',
@@ -372,7 +368,7 @@ describe('the metric filters on the request line', () => {
     const found = operations.flatMap((operation) =>
       filters
         .filter((each) => each.name === name)
-        .map((filter) => filteredMetric(filter, requestLine(operation.name, status, '7', 'fn-1'))),
+        .map((filter) => filteredMetric(filter, requestLine(operation, status, '7', 'fn-1'))),
     );
     expect(found).toHaveLength(operations.length * operations.length);
     expect(new Set(found.map((each) => JSON.stringify(each))).size).toBe(1);
@@ -408,7 +404,6 @@ describe('the custom metrics of the new-plant webhook', () => {
 
   beforeAll(() => {
     const { template } = synthStack({
-      bundle: false,
       webhookUrl: 'https://hooks.example.com/plant/webhook',
     });
     const resources = template.toJSON().Resources as Record<string, Resource>;

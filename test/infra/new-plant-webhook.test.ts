@@ -24,9 +24,9 @@ let withoutWebhook: Template;
 let withEmail: Template;
 
 beforeAll(() => {
-  template = synthStack({ bundle: false, webhookUrl }).template;
-  withoutWebhook = synthStack({ bundle: false }).template;
-  withEmail = synthStack({ bundle: false, webhookUrl, alarmEmail: 'oncall@example.com' }).template;
+  template = synthStack({ webhookUrl }).template;
+  withoutWebhook = synthStack().template;
+  withEmail = synthStack({ webhookUrl, alarmEmail: 'oncall@example.com' }).template;
 });
 
 const webhookTypes = [

@@ -16,8 +16,8 @@ let template: Template;
 let withEmail: Template;
 
 beforeAll(() => {
-  template = synthStack({ bundle: false }).template;
-  withEmail = synthStack({ bundle: false, alarmEmail: 'oncall@example.com' }).template;
+  template = synthStack().template;
+  withEmail = synthStack({ alarmEmail: 'oncall@example.com' }).template;
 });
 
 /** Three for the API and the table; per operation three that page and two that roll back. */
@@ -101,7 +101,13 @@ describe('OperationalAlarms', () => {
           (dimension) => dimension.Name === 'Operation',
         )?.Value;
       }),
-    ).toEqual(['PutItem', 'GetItem', 'Scan', 'DeleteItem']);
+    ).toEqual([
+      ...new Set(
+        operations.flatMap(({ dynamodbActions }) =>
+          dynamodbActions.map((action) => action.replace(/^dynamodb:/, '')),
+        ),
+      ),
+    ]);
     // Every series the sum reads is FILLed, and no series is read bare: DynamoDB publishes no
     // datapoint for a call that did not run, and a sum with a missing term has no value.
     for (const { Id } of series) {

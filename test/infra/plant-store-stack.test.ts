@@ -17,7 +17,7 @@ let synthesized: Synthesized;
 let template: Template;
 
 beforeAll(() => {
-  synthesized = synthStack({ bundle: false });
+  synthesized = synthStack();
   template = synthesized.template;
 });
 
@@ -149,7 +149,6 @@ describe('PlantStoreStack with an external issuer', () => {
   let external: Template;
   beforeAll(() => {
     external = synthStack({
-      bundle: false,
       externalIssuer: {
         issuer: 'https://example.eu.auth0.com/',
         audiences: ['https://plants.example.com'],
@@ -228,7 +227,7 @@ describe('PlantStoreStack and the CI role', () => {
   const ciRoleArn = 'arn:aws:iam::123456789012:role/PlantStore-ci-GithubDeployRole-AbC123';
 
   it("with ciRoleArn, lets that role read this stage's machine client, in this pool only", () => {
-    const { template: withCi } = synthStack({ bundle: false, ciRoleArn });
+    const { template: withCi } = synthStack({ ciRoleArn });
     const userPool = Object.keys(withCi.findResources('AWS::Cognito::UserPool'))[0];
     const forCi = Object.values(withCi.findResources('AWS::IAM::Policy')).filter(
       (policy) =>
@@ -247,7 +246,6 @@ describe('PlantStoreStack and the CI role', () => {
 
   it('grants no role anything without ciRoleArn, or with an external issuer', () => {
     const { template: external } = synthStack({
-      bundle: false,
       ciRoleArn,
       externalIssuer: { issuer: 'https://issuer.example.com', audiences: ['plants'] },
     });
@@ -298,7 +296,7 @@ describe('PlantStoreStack environments', () => {
   });
 
   it('gives a prod stage its own Cognito domain prefix', () => {
-    const { template: prod } = synthStack({ bundle: false, stage: 'prod' });
+    const { template: prod } = synthStack({ stage: 'prod' });
     const domain = Object.values(prod.findResources('AWS::Cognito::UserPoolDomain'))[0]?.Properties
       .Domain as unknown;
     expect(evaluateIn(domain, 'PlantStore-prod', firstGuid)).toBe(

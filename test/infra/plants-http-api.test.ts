@@ -13,7 +13,7 @@ import {
 let template: Template;
 
 beforeAll(() => {
-  template = synthStack({ bundle: false }).template;
+  template = synthStack().template;
 });
 
 const logicalId = (type: string): string => onlyResource(template, type)[0];
@@ -40,13 +40,13 @@ const evaluateIn = (value: unknown, stackName: string, guid: string): string =>
   }) as string;
 
 describe('PlantsHttpApi routes', () => {
-  it('has exactly one route per operation: GET /plants, POST /plants, DELETE /plants/{id}', () => {
+  it(`has exactly one route per operation: ${operations.map(routeKey).join(', ')}`, () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
       (route) => route.Properties.RouteKey,
     );
 
     expect(routes.sort()).toEqual(operations.map(routeKey).sort());
-    expect(routes.sort()).toEqual(['DELETE /plants/{id}', 'GET /plants', 'POST /plants']);
+    expect(new Set(routes).size).toBe(operations.length);
   });
 
   it.each(operations)(
@@ -132,7 +132,7 @@ describe('PlantsHttpApi routes', () => {
 describe('PlantsHttpApi stage', () => {
   it('names the API after the stack, so each stage is told apart in the console', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'PlantStore-test' });
-    const { template: prod } = synthStack({ bundle: false, stage: 'prod' });
+    const { template: prod } = synthStack({ stage: 'prod' });
     prod.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'PlantStore-prod' });
   });
 
@@ -147,7 +147,6 @@ describe('PlantsHttpApi stage', () => {
 
   it('takes throttling limits from props', () => {
     const { template: custom } = synthStack({
-      bundle: false,
       throttlingRateLimit: 5,
       throttlingBurstLimit: 10,
     });

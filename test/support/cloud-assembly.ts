@@ -38,12 +38,20 @@ export type SynthOptions = {
   readonly context?: Readonly<Record<string, unknown>>;
   /** @default a new temporary folder */
   readonly outdir?: string;
+  /**
+   * Run aws-cdk-lib's CloudFormation validation, as the CLI does unless told `--no-validation`
+   * (`CDK_VALIDATION=false`). It writes `validation-report.json` and changes nothing else, and it
+   * is the slowest part of a synth: off for a test that reads only the templates or the assets.
+   * @default true
+   */
+  readonly validate?: boolean;
 };
 
 /**
  * Synthesizes the app exactly as `npx cdk synth` does: the CLI runs `cdk.json`'s `app` command
  * (`node infra/app.ts`) with the cloud assembly folder in `CDK_OUTDIR` and the merged context in
- * `CDK_CONTEXT_JSON`, then reads `manifest.json`. Offline, like the CLI; about 5 s (esbuild included).
+ * `CDK_CONTEXT_JSON`, then reads `manifest.json`. Offline, like the CLI; esbuild bundles every
+ * function unless the context has `aws:cdk:bundling-stacks: []`.
  */
 export async function synthesizeApp(options: SynthOptions = {}): Promise<CloudAssembly> {
   const outdir = options.outdir ?? (await mkdtemp(path.join(os.tmpdir(), 'plant-store-cdk-out-')));
@@ -58,7 +66,12 @@ export async function synthesizeApp(options: SynthOptions = {}): Promise<CloudAs
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, args, {
       cwd: projectRoot,
-      env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify(context) },
+      env: {
+        ...process.env,
+        CDK_OUTDIR: outdir,
+        CDK_CONTEXT_JSON: JSON.stringify(context),
+        CDK_VALIDATION: String(options.validate ?? true),
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

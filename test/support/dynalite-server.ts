@@ -1,12 +1,24 @@
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { localAwsCredentials, startDynamoDb } from '../../dev-server/dynamodb.ts';
 
 export type DynaliteServer = {
   readonly endpoint: string;
   /** A table of its own, keyed like the real one (`id`, Number). */
   readonly tableName: string;
-  /** The stored item of one id as DynamoDB JSON, read consistently with the AWS SDK. */
+  /**
+   * The stored plant of one id as DynamoDB JSON (`id`, `name`, `tag`), read consistently with the
+   * AWS SDK, without its revision `rev`: a fresh random value per write, which `getRevision` reads.
+   */
   getItem(tableName: string, id: string): Promise<Record<string, unknown> | undefined>;
+  /** Stores an item as it is, past the API: a plant as an older version of the code wrote it. */
+  putItem(tableName: string, item: Record<string, AttributeValue>): Promise<void>;
+  /** The stored revision of one id (`rev`), or undefined for an absent or unrevised plant. */
+  getRevision(tableName: string, id: string): Promise<string | undefined>;
   close(): Promise<void>;
 };
 
@@ -27,14 +39,24 @@ export async function startDynalite(): Promise<DynaliteServer> {
     endpoint: dynamodb.endpoint,
     credentials: { accessKeyId, secretAccessKey },
   });
+  const read = async (table: string, id: string) => {
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: table, Key: { id: { N: id } }, ConsistentRead: true }),
+    );
+    return Item;
+  };
   return {
     endpoint: dynamodb.endpoint,
     tableName,
     async getItem(table, id) {
-      const { Item } = await client.send(
-        new GetItemCommand({ TableName: table, Key: { id: { N: id } }, ConsistentRead: true }),
-      );
-      return Item;
+      const { rev: _revision, ...plant } = (await read(table, id)) ?? {};
+      return Object.keys(plant).length === 0 ? undefined : plant;
+    },
+    async putItem(table, item) {
+      await client.send(new PutItemCommand({ TableName: table, Item: item }));
+    },
+    async getRevision(table, id) {
+      return (await read(table, id))?.rev?.S;
     },
     async close() {
       client.destroy();

@@ -1,14 +1,6 @@
 import http from 'node:http';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { crc32 } from 'node:zlib';
-import {
-  type AttributeValue,
-  DescribeTableCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  type KeySchemaElement,
-} from '@aws-sdk/client-dynamodb';
-import { localAwsCredentials } from '../../dev-server/dynamodb.ts';
 
 /**
  * What the proxy does to one DynamoDB request:
@@ -41,8 +33,9 @@ export type FaultRule = {
 /**
  * How the proxy passes on a failed condition of a PutItem that asked for
  * `ReturnValuesOnConditionCheckFailure: ALL_OLD`:
- * - `dynalite`: as dynalite answers it, without the stored item;
- * - `dynamodb`: as DynamoDB documents it, with the stored item as `Item` in the error body.
+ * - `dynalite`: as dynalite itself answers it, without the stored item (taken out of the answer);
+ * - `dynamodb`: as DynamoDB documents it, with the stored item as `Item` in the error body, which
+ *   the local DynamoDB gives (dev-server/old-item-on-condition-failure.ts).
  */
 export type ConditionFailureAnswer = 'dynalite' | 'dynamodb';
 
@@ -78,16 +71,15 @@ const headTimeoutMs = 5_000;
  * answers, and writes forwarded whose answer is dropped. It reads each request's head to learn
  * the operation and asks the target to close after answering (`connection: close`), so that
  * every request gets its own connection and its own fault. Every socket and timer it makes is
- * ended by `close`. With `conditionFailure: 'dynamodb'` it also answers a failed condition the
- * way DynamoDB does and dynalite does not (see `forwardLikeDynamoDb`).
+ * ended by `close`. With `conditionFailure: 'dynalite'` it answers a failed condition without the
+ * stored item, as dynalite itself does (see `forwardWithoutOldItem`).
  */
 export async function startFaultProxy(
   target: string,
   options: FaultProxyOptions = {},
 ): Promise<FaultProxy> {
   const upstream = new URL(target);
-  const storedItems =
-    options.conditionFailure === 'dynamodb' ? storedItemReader(target) : undefined;
+  const withoutOldItems = (options.conditionFailure ?? 'dynalite') === 'dynalite';
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const seen: ProxiedRequest[] = [];
@@ -150,23 +142,22 @@ export async function startFaultProxy(
   };
 
   /**
-   * dynalite answers a failed condition without the stored item, whatever the request asked for;
-   * DynamoDB returns it as `Item` when the request asked for ALL_OLD. This is the one place the
-   * tests' DynamoDB differs from dynalite: the item is read from dynalite (consistently, around
-   * the proxy, so it is not counted as the client's call) and added to the error body as
-   * DynamoDB's JSON protocol carries it, with `content-length` and `x-amz-crc32` to match.
+   * The local DynamoDB answers a failed condition with the stored item as `Item` when the request
+   * asked for ALL_OLD, as DynamoDB does; dynalite itself leaves it out, and so does this, taking
+   * it out of the error body, with `content-length` and `x-amz-crc32` to match.
    */
-  const forwardLikeDynamoDb = async (client: Socket, head: Buffer) => {
+  const forwardWithoutOldItem = async (client: Socket, head: Buffer) => {
     try {
       const request = await readRequest(client, head);
       const reply = await send(upstream, request);
       let body = reply.body;
-      const putItem = JSON.parse(request.body.toString('utf8')) as PutItemInput;
-      if (reply.status === 400 && putItem.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
-        const error = JSON.parse(body.toString('utf8')) as { __type?: string };
+      if (reply.status === 400) {
+        const { Item: _old, ...error } = JSON.parse(body.toString('utf8')) as {
+          __type?: string;
+          Item?: unknown;
+        };
         if (error.__type?.endsWith('#ConditionalCheckFailedException')) {
-          const Item = await storedItems?.read(putItem.TableName, putItem.Item);
-          if (Item !== undefined) body = Buffer.from(JSON.stringify({ ...error, Item }), 'utf8');
+          body = Buffer.from(JSON.stringify(error), 'utf8');
         }
       }
       if (client.destroyed || closed) return;
@@ -190,7 +181,7 @@ export async function startFaultProxy(
     seen.push({ operation: operation ?? 'unknown', fault: applied.kind });
     switch (applied.kind) {
       case 'pass':
-        if (storedItems && operation === 'PutItem') return forwardLikeDynamoDb(client, head);
+        if (withoutOldItems && operation === 'PutItem') return forwardWithoutOldItem(client, head);
         return forward(client, closeAfterAnswer(head), true);
       case 'reset':
         return client.resetAndDestroy();
@@ -275,7 +266,6 @@ export async function startFaultProxy(
     requests: () => [...seen],
     async close() {
       closed = true;
-      storedItems?.close();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       const closing = server.listening
@@ -287,13 +277,6 @@ export async function startFaultProxy(
   };
 }
 
-type AttributeMap = Record<string, AttributeValue>;
-type PutItemInput = {
-  readonly TableName: string;
-  readonly Item: AttributeMap;
-  readonly ReturnValuesOnConditionCheckFailure?: string;
-};
-
 /** The headers that frame an answer; `answer` writes its own when the proxy changes the body. */
 const answerFramingHeaders = new Set([
   'content-length',
@@ -302,50 +285,6 @@ const answerFramingHeaders = new Set([
   'transfer-encoding',
   'keep-alive',
 ]);
-
-type StoredItemReader = {
-  read(tableName: string, item: AttributeMap): Promise<AttributeMap | undefined>;
-  close(): void;
-};
-
-/**
- * Reads what is stored under the key of `item`, consistently, from the target itself (not through
- * the proxy). The AWS SDK's AttributeValues of the types this project stores (S, N) serialize to
- * DynamoDB's wire JSON unchanged.
- */
-function storedItemReader(target: string): StoredItemReader {
-  const { region, accessKeyId, secretAccessKey } = localAwsCredentials;
-  const dynamodb = new DynamoDBClient({
-    region,
-    endpoint: target,
-    credentials: { accessKeyId, secretAccessKey },
-  });
-  const keySchemas = new Map<string, Promise<KeySchemaElement[]>>();
-  const keySchemaOf = (tableName: string) => {
-    let keySchema = keySchemas.get(tableName);
-    if (keySchema === undefined) {
-      keySchema = dynamodb
-        .send(new DescribeTableCommand({ TableName: tableName }))
-        .then(({ Table }) => Table?.KeySchema ?? []);
-      keySchemas.set(tableName, keySchema);
-    }
-    return keySchema;
-  };
-  const read = async (tableName: string, item: AttributeMap) => {
-    const keyNames = (await keySchemaOf(tableName)).map(({ AttributeName }) =>
-      String(AttributeName),
-    );
-    const { Item } = await dynamodb.send(
-      new GetItemCommand({
-        TableName: tableName,
-        Key: Object.fromEntries(keyNames.map((name) => [name, item[name] ?? { NULL: true }])),
-        ConsistentRead: true,
-      }),
-    );
-    return Item;
-  };
-  return { read, close: () => dynamodb.destroy() };
-}
 
 type RawRequest = {
   readonly method: string;

@@ -6,7 +6,7 @@ import { envNames } from '../../functions/config.ts';
 import { type OperationName, operations } from '../../functions/operations.ts';
 import {
   bundleFileName,
-  esbuildBuildOptions,
+  esbuildOptionsFor,
   lambdaHandler,
   projectRoot,
 } from '../../infra/bundling/bundling.ts';
@@ -41,8 +41,7 @@ export type OperationBundle = {
 export async function buildOperationBundle(name: OperationName): Promise<OperationBundle> {
   const dir = await mkdtemp(path.join(os.tmpdir(), `plant-store-${name}-`));
   const { metafile } = await build({
-    ...esbuildBuildOptions,
-    entryPoints: { index: path.join(projectRoot, 'functions', name, 'handler.ts') },
+    ...esbuildOptionsFor(name),
     outdir: dir,
     absWorkingDir: projectRoot,
     metafile: true,

@@ -15,14 +15,7 @@ const cdkJsonContext = (
   }
 ).context;
 
-export type SynthOptions = Partial<PlantStoreStackProps> & {
-  /**
-   * Bundle the function with esbuild, as `cdk synth` does. Off for variants that only look at
-   * other resources: CDK then stages a placeholder asset, which keeps the suite fast.
-   * @default true
-   */
-  readonly bundle?: boolean;
-};
+export type SynthOptions = Partial<PlantStoreStackProps>;
 
 export type Synthesized = {
   readonly app: App;
@@ -30,19 +23,44 @@ export type Synthesized = {
   readonly template: Template;
 };
 
-/** Builds the stack in an app of its own, not yet synthesized. */
-export function buildStack(options: SynthOptions = {}): { app: App; stack: PlantStoreStack } {
-  const { bundle = true, ...props } = options;
+/**
+ * Builds the stack in an app of its own, not yet synthesized. Two things `cdk synth` does are left
+ * out, each checked once elsewhere: bundling (CDK stages a placeholder asset; shipped-asset.test.ts
+ * runs the assets `cdk synth` writes), and aws-cdk-lib's CloudFormation validation, which changes
+ * nothing in the template and is most of a synth's time (app.test.ts reads its report on the app
+ * `cdk synth` builds, every optional resource included).
+ */
+export function buildStack(props: SynthOptions = {}): { app: App; stack: PlantStoreStack } {
   const app = new App({
-    context: { ...cdkJsonContext, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+    context: { ...cdkJsonContext, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
   });
   const stage = props.stage ?? 'test';
   return { app, stack: new PlantStoreStack(app, `PlantStore-${stage}`, { ...props, stage }) };
 }
 
+/** What each configuration synthesized to, in this test file: a synthesized app is read only. */
+const synthesizedBefore = new Map<string, Synthesized>();
+
+/**
+ * The stack synthesized with these options: once per configuration in a test file (Vitest gives
+ * each file its own modules), so a file may ask for the same variant in as many tests as read it.
+ * A test that adds to the tree builds its own (`buildStack`).
+ */
 export function synthStack(options: SynthOptions = {}): Synthesized {
+  const key = JSON.stringify(options, sortedKeys);
+  const before = synthesizedBefore.get(key);
+  if (before !== undefined) return before;
   const { app, stack } = buildStack(options);
-  return { app, stack, template: Template.fromStack(stack) };
+  const synthesized = { app, stack, template: Template.fromStack(stack) };
+  synthesizedBefore.set(key, synthesized);
+  return synthesized;
+}
+
+/** A `JSON.stringify` replacer that writes every object's keys in order: one key per configuration. */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** A resource as a synthesized template holds it. */
