@@ -10,7 +10,7 @@ import {
   functionEntry,
 } from '../infra/bundling/bundling.ts';
 
-/** The roles a bundle plays: each operation has a LIMIT, a BARE and its shipped bundle. */
+/** The roles a bundle plays: each operation has its shipped bundle, and may have a LIMIT and a BARE. */
 export type BundleRole = 'floor' | 'limit' | 'bare' | 'shipped' | 'shipped-noop-store';
 
 export type BundleSpec = {
@@ -39,18 +39,31 @@ export type BuiltBundle = BundleSpec & {
 
 const reference = (file: string) => path.join(import.meta.dirname, 'reference', file);
 
-/** Each operation's LIMIT and BARE, in `reference/`. */
-const referenceFiles = {
+/** A LIMIT or BARE reference: the two an operation's cold request is weighed against. */
+export type ReferenceRole = 'limit' | 'bare';
+
+/**
+ * The LIMIT and BARE of each operation that has them, in `reference/`. The lab is opt-in: an
+ * operation without them ships and is tested all the same, and `npm run bench` measures its
+ * shipped bundle and reports "no reference" where the ratios would be.
+ */
+const referenceFiles: {
+  readonly [name in OperationName]?: Readonly<Record<ReferenceRole, string>>;
+} = {
   'create-plant': { limit: 'limit.ts', bare: 'bare.ts' },
   'list-plants': { limit: 'limit-list.ts', bare: 'bare-list.ts' },
   'delete-plant': { limit: 'limit-delete.ts', bare: 'bare-delete.ts' },
-} as const satisfies Record<OperationName, Record<'limit' | 'bare', string>>;
+};
+
+/** Whether the operation has a LIMIT and a BARE to be weighed against. */
+export const hasReferences = (operation: OperationName) => referenceFiles[operation] !== undefined;
 
 /** create-plant's bundles keep their short names (`limit`, `bare`, `shipped`). */
 export const bundleName = (role: BundleRole, operation: OperationName) =>
   operation === 'create-plant' ? role : `${role}-${operation}`;
 
 const roleLabel = { limit: 'LIMIT', bare: 'BARE (AWS SDK v3)', shipped: 'shipped' } as const;
+const roleOrder = ['limit', 'bare', 'shipped'] as const;
 
 export const bundleSpecs: readonly BundleSpec[] = [
   {
@@ -65,16 +78,15 @@ export const bundleSpecs: readonly BundleSpec[] = [
   ...operations.flatMap(({ name: operation }) => {
     const create = operation === 'create-plant';
     const prefix = create ? '' : `${operation} `;
-    return (['limit', 'bare', 'shipped'] as const).map(
+    const references = referenceFiles[operation];
+    const roles = references === undefined ? (['shipped'] as const) : roleOrder;
+    return roles.map(
       (role): BundleSpec => ({
         name: bundleName(role, operation),
         label: `${prefix}${roleLabel[role]}`,
         role,
         operation,
-        entry:
-          role === 'shipped'
-            ? functionEntry(operation)
-            : reference(referenceFiles[operation][role]),
+        entry: role === 'shipped' ? functionEntry(operation) : reference(references?.[role] ?? ''),
         cold: create,
         warm: create,
         store: 'dynalite',

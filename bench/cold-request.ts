@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { OperationName } from '../functions/operations.ts';
+import { type Operation, type OperationName, operations } from '../functions/operations.ts';
 import { operationConstructId } from '../infra/constructs/operation-function.ts';
 import {
   findLambdaFunction,
@@ -10,11 +10,10 @@ import {
   synthesizeApp,
 } from '../test/support/cloud-assembly.ts';
 import type { Deployment } from '../test/support/cloudformation.ts';
-import { fakeDeleteEvent, fakeListEvent } from '../test/support/fake-event.ts';
+import { fakeOperationEvent } from '../test/support/fake-event.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../test/support/https-endpoint.ts';
 import { deployedEnvironment } from '../test/support/lambda-environment.ts';
 import { type InvokeResult, startLambdaProcess } from '../test/support/lambda-process.ts';
-import payloadV2Event from '../test/support/payload-v2-event.json' with { type: 'json' };
 import type { TestIssuer } from '../test/support/test-issuer.ts';
 import { createThrowawayCa, type ThrowawayCa } from '../test/support/throwaway-ca.ts';
 import type { BuiltBundle } from './bundles.ts';
@@ -25,12 +24,14 @@ import { median, percentile, round } from './stats.ts';
  * `cdk synth` wrote for an operation, with the template's Handler and environment (evaluated as
  * CloudFormation would), plus Lambda's own variables; then it answers one valid
  * request. DynamoDB and the issuer's JWKS are HTTPS endpoints with a throwaway CA
- * (NODE_EXTRA_CA_CERTS), `rtt` ms away. Each operation's LIMIT and BARE, and FLOOR, run the same
- * way from their own asset folders with that operation's template, interleaved with every shipped
- * asset in the same rounds, and so does each swap (`--swap`), compared with create's round by round.
+ * (NODE_EXTRA_CA_CERTS), `rtt` ms away. Each operation's LIMIT and BARE (for an operation that has
+ * them), and FLOOR, run the same way from their own asset folders with that operation's template,
+ * interleaved with every shipped asset in the same rounds, and so does each swap (`--swap`),
+ * compared with create's round by round. Each request is the operation's declared sample, about a
+ * fresh id, and must get the status the operation declares for it.
  */
 
-/** Each operation's variants; FLOOR, the empty handler, is one for all. */
+/** Each operation's variants (LIMIT and BARE where it has them); FLOOR, the empty handler, is one for all. */
 export type ColdRequestVariant = 'limit' | 'bare' | 'shipped';
 
 export type ColdRequestSample = {
@@ -68,15 +69,21 @@ export type VariantFigures = { readonly [K in keyof ColdRequestSample]: number }
   readonly runs: number;
 };
 
-/** One operation's references and shipped asset; ratios are medians of per-round ratios of totals. */
+/**
+ * One operation's shipped asset and, when it has them, its references; ratios are medians of
+ * per-round ratios of totals. An operation without references (`hasReferences` in bundles.ts) has
+ * shipped's figures alone, and no ratio to LIMIT or BARE.
+ */
 export type OperationColdRequest = {
   readonly operation: OperationName;
-  readonly variants: Record<ColdRequestVariant, VariantFigures>;
+  readonly variants: { readonly shipped: VariantFigures } & {
+    readonly [variant in Exclude<ColdRequestVariant, 'shipped'>]?: VariantFigures;
+  };
   /** How close shipped is to the least a correct implementation can do. */
-  readonly shippedOverLimit: number;
+  readonly shippedOverLimit?: number;
   /** What correctness costs over the textbook SDK handler that checks nothing. */
-  readonly limitOverBare: number;
-  readonly shippedOverBare: number;
+  readonly limitOverBare?: number;
+  readonly shippedOverBare?: number;
   readonly shippedOverFloor: number;
 };
 
@@ -110,13 +117,14 @@ export type SwapFigures = {
 export type ColdRequestOptions = {
   readonly rounds: number;
   readonly rtts: readonly number[];
-  /** The operations measured, each against its own LIMIT and BARE. */
+  /** The operations measured, each against its own LIMIT and BARE where it has them. */
   readonly operations: readonly OperationName[];
-  /** FLOOR, and each operation's LIMIT and BARE, built with the stack's esbuild options. */
+  /** FLOOR, and the LIMIT and BARE of each operation that has them, built with the stack's esbuild options. */
   readonly references: {
     readonly floor: BuiltBundle;
-    readonly limit: Readonly<Record<OperationName, BuiltBundle>>;
-    readonly bare: Readonly<Record<OperationName, BuiltBundle>>;
+    readonly operations: {
+      readonly [name in OperationName]?: Readonly<Record<'limit' | 'bare', BuiltBundle>>;
+    };
   };
   readonly issuer: TestIssuer;
   /** dynalite, plain HTTP on loopback, and its table. */
@@ -141,13 +149,6 @@ export const coldRequestLabel = {
   shipped: 'shipped',
 } as const satisfies Record<ColdRequestVariant | 'floor', string>;
 
-/** What a correct answer to each operation's cold request is. */
-const expectedStatus = {
-  'create-plant': 200,
-  'list-plants': 200,
-  'delete-plant': 204,
-} as const satisfies Record<OperationName, number>;
-
 /** The rotation's name of one operation's variant; FLOOR and swaps have a name of their own. */
 const variantId = (operation: OperationName, variant: ColdRequestVariant) =>
   `${operation}:${variant}`;
@@ -159,7 +160,9 @@ export async function measureColdRequests(
 ): Promise<ColdRequestFigures[]> {
   const { log, references } = options;
   log('cold request: synthesizing the app as `cdk synth` does ...');
-  const assembly = await synthesizeApp();
+  // Only the templates and assets are read, and aws-cdk-lib's CloudFormation validation leaves both
+  // as they are: the slowest part of a synth is skipped.
+  const assembly = await synthesizeApp({ validate: false });
   const shippedOf = (operation: OperationName) =>
     findLambdaFunction(assembly, `${operationConstructId({ name: operation })}/Function/Resource`);
   const asset = (spec: LambdaFunctionSpec, bundle: BuiltBundle) => ({
@@ -173,14 +176,11 @@ export async function measureColdRequests(
   ]);
   for (const operation of options.operations) {
     const spec = shippedOf(operation);
-    runners.set(variantId(operation, 'limit'), {
-      spec: asset(spec, references.limit[operation]),
-      operation,
-    });
-    runners.set(variantId(operation, 'bare'), {
-      spec: asset(spec, references.bare[operation]),
-      operation,
-    });
+    const own = references.operations[operation];
+    if (own !== undefined) {
+      runners.set(variantId(operation, 'limit'), { spec: asset(spec, own.limit), operation });
+      runners.set(variantId(operation, 'bare'), { spec: asset(spec, own.bare), operation });
+    }
     runners.set(variantId(operation, 'shipped'), { spec, operation });
   }
   for (const swap of options.swaps ?? []) {
@@ -257,10 +257,12 @@ async function measureEachRtt(
         });
         try {
           const id = String(nextId++);
-          const result = await lambda.invoke(requestOf(runner.operation, token, id));
+          const declared = declarationOf(runner.operation);
+          const request = declared.sample.request(id);
+          const result = await lambda.invoke(fakeOperationEvent(declared, request, { token }));
           const status = (result.result as APIGatewayProxyStructuredResultV2 | undefined)
             ?.statusCode;
-          const expected = name === 'floor' ? 200 : expectedStatus[runner.operation];
+          const expected = name === 'floor' ? 200 : declared.sample.status;
           if (!result.ok || status !== expected) {
             throw new Error(
               `${name} answered ${status ?? result.error}: ${JSON.stringify(result.result)}\n${lambda.output()}`,
@@ -291,14 +293,11 @@ async function measureEachRtt(
   return figures;
 }
 
-/** The operation's valid request with a token carrying both scopes; a new id for each. */
-function requestOf(operation: OperationName, token: string, id: string) {
-  if (operation === 'list-plants') return fakeListEvent('', { token });
-  // An id no one created: deleting it is the same single DeleteItem, and answers 204.
-  if (operation === 'delete-plant') return fakeDeleteEvent(id, { token });
-  const event = structuredClone(payloadV2Event) as { headers: Record<string, string> };
-  event.headers.authorization = `Bearer ${token}`;
-  return { ...event, body: `{"id":${id},"name":"Fern","tag":"indoor"}`, isBase64Encoded: false };
+/** The operation as `functions/operations.ts` declares it: its sample is each cold request. */
+function declarationOf(name: OperationName): Operation {
+  const declared = operations.find((operation) => operation.name === name);
+  if (declared === undefined) throw new Error(`no operation ${name}`);
+  return declared;
 }
 
 /** Where the first invoke's time went, from the runtime's diagnostics_channel traces. */
@@ -374,17 +373,21 @@ function summarize(
     rttMs,
     rounds: options.rounds,
     floor: medianOf('floor'),
-    operations: options.operations.map((operation) => {
+    operations: options.operations.map((operation): OperationColdRequest => {
       const [limit, bare, shipped] = coldRequestVariants.map((variant) =>
         variantId(operation, variant),
       ) as [string, string, string];
+      const shippedOverFloor = pairRatio(shipped, 'floor');
+      if (!samples.has(limit)) {
+        return { operation, variants: { shipped: medianOf(shipped) }, shippedOverFloor };
+      }
       return {
         operation,
         variants: { limit: medianOf(limit), bare: medianOf(bare), shipped: medianOf(shipped) },
         shippedOverLimit: pairRatio(shipped, limit),
         limitOverBare: pairRatio(limit, bare),
         shippedOverBare: pairRatio(shipped, bare),
-        shippedOverFloor: pairRatio(shipped, 'floor'),
+        shippedOverFloor,
       };
     }),
     swaps: (options.swaps ?? []).map(({ name }) => {
@@ -429,11 +432,18 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
   const lines = [
     `${'cold request over TLS'.padEnd(16)}${pad('RTT', 5)}${pad('FLOOR', 8)}${pad('LIMIT', 8)}${pad('BARE', 8)}${pad('shipped', 9)}${pad('shipped/LIMIT', 15)}${pad('LIMIT/BARE', 12)}${pad('shipped/BARE', 14)}`,
   ];
+  const ms = (value: number | undefined) => (value === undefined ? '' : `${value.toFixed(0)} ms`);
+  const ratio = (value: number | undefined, width: number) =>
+    value === undefined ? '' : pad(value.toFixed(2), width);
   for (const figure of figures) {
     for (const op of figure.operations) {
-      const ms = (value: number) => `${value.toFixed(0)} ms`;
+      const { limit, bare, shipped } = op.variants;
+      const references =
+        limit === undefined || bare === undefined
+          ? `${pad('no reference', 16)}`
+          : `${pad(ms(limit.totalMs), 8)}${pad(ms(bare.totalMs), 8)}`;
       lines.push(
-        `${op.operation.padEnd(16)}${pad(`${figure.rttMs} ms`, 5)}${pad(ms(figure.floor.totalMs), 8)}${pad(ms(op.variants.limit.totalMs), 8)}${pad(ms(op.variants.bare.totalMs), 8)}${pad(ms(op.variants.shipped.totalMs), 9)}${pad(op.shippedOverLimit.toFixed(2), 15)}${pad(op.limitOverBare.toFixed(2), 12)}${pad(op.shippedOverBare.toFixed(2), 14)}`,
+        `${op.operation.padEnd(16)}${pad(`${figure.rttMs} ms`, 5)}${pad(ms(figure.floor.totalMs), 8)}${references}${pad(ms(shipped.totalMs), 9)}${ratio(op.shippedOverLimit, 15)}${ratio(op.limitOverBare, 12)}${ratio(op.shippedOverBare, 14)}`.trimEnd(),
       );
     }
   }
@@ -448,14 +458,19 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
     lines.push(row(coldRequestLabel.floor, figure.rttMs, figure.floor, ''));
     for (const op of figure.operations) {
       for (const variant of coldRequestVariants) {
+        const measured = op.variants[variant];
+        const label = `${op.operation} ${coldRequestLabel[variant]}`;
+        if (measured === undefined) {
+          lines.push(`${label.padEnd(32)}${pad(figure.rttMs, 5)}  no reference`);
+          continue;
+        }
         const ratio =
           variant === 'shipped'
-            ? op.shippedOverLimit.toFixed(2)
+            ? (op.shippedOverLimit?.toFixed(2) ?? '')
             : variant === 'limit'
               ? '1.00'
-              : (1 / op.limitOverBare).toFixed(2);
-        const label = `${op.operation} ${coldRequestLabel[variant]}`;
-        lines.push(row(label, figure.rttMs, op.variants[variant], ratio));
+              : (1 / (op.limitOverBare ?? Number.NaN)).toFixed(2);
+        lines.push(row(label, figure.rttMs, measured, ratio));
       }
     }
     for (const swap of figure.swaps) {

@@ -4,7 +4,9 @@ import type { StatusOutcome } from './http/request-metrics.ts';
 import { InvalidCursorError } from './plants/list-cursor.ts';
 import {
   InvalidPlantError,
+  PlantChangedError,
   PlantConflictError,
+  PlantNotFoundError,
   StoreUnavailableError,
 } from './plants/plant-errors.ts';
 import { InvalidPlantIdError } from './plants/plant-id.ts';
@@ -19,7 +21,9 @@ export const errorAnswers: readonly ErrorAnswer[] = [
   { type: InvalidPlantError, status: 400 },
   { type: InvalidPlantIdError, status: 400 },
   { type: InvalidCursorError, status: 400 },
+  { type: PlantNotFoundError, status: 404, outcome: 'not_found' },
   { type: PlantConflictError, status: 409, outcome: 'conflict' },
+  { type: PlantChangedError, status: 412, outcome: 'changed' },
   {
     type: StoreUnavailableError,
     status: 503,
@@ -38,8 +42,8 @@ export const errorAnswers: readonly ErrorAnswer[] = [
 /**
  * The counters of the failures every operation shares, which the dashboard and the alarms read:
  * a 503 is the store's unless its row names the issuer, and a success its handler left unnamed is
- * a fault of ours. An operation declares them beside its own outcomes, and beside `conflict`
- * when it can meet a `PlantConflictError`.
+ * a fault of ours. An operation's own outcomes come on top, and name the outcomes of the rows
+ * above it can meet: `not_found`, `conflict`, `changed`.
  */
 export const failureCounters = {
   unauthorized: 'AuthFailures',

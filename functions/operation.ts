@@ -24,7 +24,7 @@ export type SampleRequest = {
 export type ExpectedBody =
   /** Exactly `{error: <the status>, message: <non-empty text>}`. */
   | { readonly kind: 'error' }
-  /** JSON deeply equal to `value`; `{{id}}` in a text value stands for the run's id. */
+  /** JSON deeply equal to `value`; the text `"{{id}}"` in it stands for the run's id, a number. */
   | { readonly kind: 'json'; readonly value: unknown }
   /** A JSON array of list items: objects with a numeric `id` and a text `name`. */
   | { readonly kind: 'list' }
@@ -38,13 +38,26 @@ export type ExpectedBody =
  */
 export type CoreCase = {
   readonly name: string;
-  /** `{{id}}` stands for the run's plant id; a path that starts with `?` is the route's own path with that query. */
-  readonly path?: string;
+  /**
+   * Another operation of the list to send this case to, by name, for a step around the
+   * operation's own (creating the plant it reads, deleting it after); by default its own.
+   */
+  readonly operation?: string;
+  /** The route's `{id}` in this case's path; by default the run's plant id. */
+  readonly id?: string;
+  /** The query string, without `?`. */
+  readonly query?: string;
+  /** `{{etag}}` in a value stands for the ETag of the latest answer that carried one. */
   readonly headers?: Readonly<Record<string, string>>;
   /** `{{id}}` stands for the run's plant id, written as a JSON number. Absent: no body. */
   readonly body?: string;
   /** Sent without `Authorization`; by default a case is sent with the run's token. */
   readonly withoutToken?: boolean;
+  /**
+   * Sent even after an earlier case could not be sent (the version crashed, the invoke failed):
+   * a step that takes away what the run made, such as the delete of its plant.
+   */
+  readonly always?: boolean;
   readonly expected: {
     readonly status: number;
     /** Each named header (lowercase) must be present and match, beside the ones of its kind. */

@@ -5,14 +5,24 @@
 // requests without a token, with a bad token, with the wrong content type, too large, and to routes
 // the spec does not list; then a conflict on a plant the run stored, a list walk that follows each
 // next link to the last page while plants come and go, the walk's cursors changed, the run's plants
-// deleted and one re-created, and the pre-traffic hook's core cases. Every answer must be
-// documented for its operation (status, headers, body) and be the status the spec gives that
-// request. Prints the statuses seen per operation; exit code 1 on any violation, naming the request
-// and the answer.
+// deleted and one re-created, each operation's sample (functions/<name>/operation.ts) about an id
+// no plant has, and each operation's pre-traffic core cases. Every answer must be documented for
+// its operation (status, headers, body) and be the status the spec gives that request. Prints the
+// statuses seen per operation; exit code 1 on any violation, naming the request and the answer.
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { exactJson, nextLinkTarget, parseExactJson } from '../clients/plant-store-client.ts';
-import { freshPlantId, runCoreCases } from '../functions/pre-traffic-check/core-cases.ts';
+import { operation as deletePlant } from '../functions/delete-plant/operation.ts';
+import {
+  type Operation as DeclaredOperation,
+  operations as declaredOperations,
+  routeKey,
+} from '../functions/operations.ts';
+import {
+  coreCasesOf,
+  freshPlantId,
+  runCoreCases,
+} from '../functions/pre-traffic-check/core-cases.ts';
 import {
   type Answer,
   exactIntegerBounds,
@@ -22,6 +32,7 @@ import {
   type Parameter,
   type Route,
 } from './openapi-exchange.ts';
+import { sampleHttpRequest } from './sample-request.ts';
 
 /** One request of a run. */
 export interface SentRequest {
@@ -85,9 +96,9 @@ const maxWalkPages = 10_000;
 
 /**
  * Sends the generated cases, then the stateful steps (a conflict, the list walk and its cursors,
- * deleting the run's plants), then the pre-traffic hook's core cases
- * (functions/pre-traffic-check/core-cases.ts, judged by their own rules as well), and checks every
- * answer against the spec.
+ * deleting the run's plants, every operation's sample), then every operation's pre-traffic core
+ * cases (functions/pre-traffic-check/core-cases.ts, judged by their own rules as well), and checks
+ * every answer against the spec.
  */
 export async function runContract(options: ContractOptions): Promise<ContractResult> {
   const spec = await loadOpenApiExchanges();
@@ -196,7 +207,28 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
     await run(remove(firstId, 'the plant created again'));
   }
 
-  // The core cases judge each answer themselves, after it is sent; they are recorded once run.
+  if (options.token !== undefined) {
+    for (const sampleCase of sampleCases(options.token)) await run(sampleCase);
+  }
+
+  for (const operation of declaredOperations) {
+    await runOperationCoreCases(operation, options.token, exchange, record);
+  }
+  return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
+}
+
+const acceptedBody = 'a body the spec accepts';
+
+/**
+ * The operation's pre-traffic core cases (`coreCasesOf`), with an id of their own; they judge each
+ * answer themselves after it is sent, so each is recorded, with what they found, once they have run.
+ */
+async function runOperationCoreCases(
+  operation: DeclaredOperation,
+  token: string | undefined,
+  exchange: (request: SentRequest) => Promise<Answer | undefined>,
+  record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void,
+): Promise<void> {
   const core: { request: SentRequest; answer: Answer }[] = [];
   const report = await runCoreCases(
     async (request) => {
@@ -206,7 +238,11 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
       core.push({ request: sent, answer });
       return answer;
     },
-    { id: freshPlantId(), ...(options.token === undefined ? {} : { token: options.token }) },
+    {
+      id: freshPlantId(),
+      cases: coreCasesOf(operation),
+      ...(token === undefined ? {} : { token }),
+    },
   ).catch(() => undefined);
   for (const [index, result] of (report?.results ?? []).entries()) {
     const sent = core[index];
@@ -214,10 +250,33 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
       record({ ...sent.request, name: `core case: ${result.name}` }, sent.answer, result.problems);
     }
   }
-  return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
 }
 
-const acceptedBody = 'a body the spec accepts';
+/**
+ * Every operation's sample (its declaration's `sample`), each about a fresh id of its own that no
+ * plant has, expecting the status the operation declares for it; then the delete of each of those
+ * ids, as a sample may have stored a plant under it. In the order of the list, the deletes after.
+ */
+export function sampleCases(token: string): ContractCase[] {
+  const ids = declaredOperations.map(() => freshPlantId());
+  const samples = declaredOperations.map(
+    (operation, index): ContractCase => ({
+      name: `the sample of ${routeKey(operation)}, about an id no plant has`,
+      ...sampleHttpRequest(operation, ids[index] ?? '', token),
+      expect: [operation.sample.status],
+      why: `the status ${operation.name} declares for its sample`,
+    }),
+  );
+  const deletes = ids.map(
+    (id): ContractCase => ({
+      name: 'the id of a sample, deleted',
+      ...sampleHttpRequest(deletePlant, id, token),
+      expect: [deletePlant.sample.status],
+      why: 'deleting is idempotent: 204 whether or not a sample stored a plant',
+    }),
+  );
+  return [...samples, ...deletes];
+}
 
 /**
  * Follows the list's next links from the first page (`limit` = `walkLimit`) to the last, creating
@@ -1034,7 +1093,8 @@ function excerpt(body: string | Uint8Array | undefined): string {
   return `${shown} (${Buffer.byteLength(text)} bytes)`;
 }
 
-function report(result: ContractResult): string {
+/** What `npm run contract` prints of a run: the status table, the walk, then PASS or each FAIL. */
+export function contractReport(result: ContractResult): string {
   const lines = [statusTable(result.statuses), ''];
   if (result.walk !== undefined) {
     const { pages, plants, stored } = result.walk;
@@ -1122,6 +1182,6 @@ if (import.meta.main) {
       `${options.token ? '' : '; no --token: only requests that need none'})\n`,
   );
   const result = await runContract(options);
-  console.log(report(result));
+  console.log(contractReport(result));
   process.exitCode = result.failures.length === 0 ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { pageLimits } from '../../functions/list-plants/list-query.ts';
 
 /**
  * BARE for GET /plants: the textbook SDK handler, as `bare.ts` is for create. One Scan with the
@@ -12,7 +13,7 @@ const tableName = process.env.PLANTS_TABLE_NAME;
 export const handler = async (
   event: APIGatewayProxyEventV2,
 ): Promise<APIGatewayProxyStructuredResultV2> => {
-  const limit = Number(event.queryStringParameters?.limit ?? 20);
+  const limit = Number(event.queryStringParameters?.limit ?? pageLimits.default);
   const { Items = [] } = await client.send(new ScanCommand({ TableName: tableName, Limit: limit }));
   const plants = Items.map((item) => ({
     id: Number(item.id?.N),

@@ -6,6 +6,11 @@ import { dynamoDb, refusal } from './limit-runtime.ts';
  * (docs/performance.md). The token first, then the body (JSON, the exact int64 id from its source
  * text, name and tag), then one conditional PutItem; a failed condition is an idempotent replay
  * when the stored plant is the same (DynamoDB returns it; dynalite needs a GetItem), else a 409.
+ *
+ * A sketch of create's rules, not a second home for them: the id is the product's own check
+ * (`asPlantId`), but the sizes below restate `limits` of functions/plants/new-plant.ts, which
+ * cannot be imported without its zod schema, and the text rules (plant-text.ts, NFC) are left
+ * out. test/bench/limit.test.ts holds it to the shipped answers for the requests it sends.
  */
 type Plant = { readonly name: string; readonly tag?: string };
 const text = (value: unknown, max: number): value is string =>

@@ -9,7 +9,7 @@ import { type Plant, plantOf } from '../plants/plant.ts';
 import type { PlantStore } from '../plants/plant-store.ts';
 import { operation } from './operation.ts';
 
-export type CreatePlantDependencies = OperationDependencies<PlantStore>;
+export type CreatePlantDependencies = OperationDependencies<Pick<PlantStore, 'create'>>;
 
 /**
  * POST /plants, in the order a request meets it:

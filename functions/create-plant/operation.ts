@@ -18,7 +18,8 @@ export const operation = {
     request: (id) => ({ body: `{"id":${id},"name":"Sample","tag":"sample"}` }),
     status: 200,
   },
-  // In order: the replay must follow the create it repeats.
+  // In order: the replay must follow the create it repeats, and the delete (to delete-plant's live
+  // function, sent even after a case that broke off) leaves no test plant behind.
   preTrafficCases: [
     {
       name: 'a create with a valid token gets 200 and the plant',
@@ -34,6 +35,12 @@ export const operation = {
       name: 'a body without a name gets 400 in the error shape',
       body: '{"id":{{id}}}',
       expected: { status: 400, body: { kind: 'error' } },
+    },
+    {
+      name: 'the plant deleted after the check',
+      operation: 'delete-plant',
+      always: true,
+      expected: { status: 204, body: { kind: 'empty' } },
     },
   ],
 } as const satisfies Operation;

@@ -17,12 +17,11 @@ export const operation = {
   preTrafficCases: [
     {
       name: 'a delete of an id no plant has gets 204 and no body',
-      path: '/plants/{{id}}',
       expected: { status: 204, body: { kind: 'empty' } },
     },
     {
       name: 'an id in another spelling (01) gets 400 in the error shape',
-      path: '/plants/01',
+      id: '01',
       expected: { status: 400, body: { kind: 'error' } },
     },
   ],

@@ -26,6 +26,16 @@ export function noContentResponse(): APIGatewayProxyStructuredResultV2 {
   return { statusCode: 204, headers: { ...baseHeaders } };
 }
 
+/**
+ * 304: the validator and caching headers a 200 would have carried (RFC 9110 15.4.5), no body and
+ * no Content-Type.
+ */
+export function notModifiedResponse(
+  headers: Readonly<Record<string, string>>,
+): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: 304, headers: { ...baseHeaders, ...headers } };
+}
+
 export function errorResponse(
   status: number,
   message: string,

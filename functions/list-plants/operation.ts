@@ -16,12 +16,12 @@ export const operation = {
   preTrafficCases: [
     {
       name: 'a list with a valid token gets 200 and an array of plants',
-      path: '?limit=1',
+      query: 'limit=1',
       expected: { status: 200, body: { kind: 'list' } },
     },
     {
       name: 'a limit of 0 gets 400 in the error shape',
-      path: '?limit=0',
+      query: 'limit=0',
       expected: { status: 400, body: { kind: 'error' } },
     },
   ],

@@ -5,9 +5,21 @@ import {
 } from '../connections/dynamodb-client.ts';
 import { listCursors } from './list-cursor.ts';
 import { type NewPlant, type Plant, plantOf } from './plant.ts';
-import { PlantConflictError, StoreUnavailableError } from './plant-errors.ts';
+import {
+  PlantChangedError,
+  PlantConflictError,
+  PlantNotFoundError,
+  StoreUnavailableError,
+} from './plant-errors.ts';
 import { asPlantId, type PlantId } from './plant-id.ts';
-import { isReplay, maxListLimit, type PlantStore, type StoredPlant } from './plant-store.ts';
+import { newRevision, type ReplaceCondition, type Revision, unrevised } from './plant-revision.ts';
+import {
+  isReplay,
+  maxListLimit,
+  type PlantStore,
+  type RevisedPlant,
+  type StoredPlant,
+} from './plant-store.ts';
 
 type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
 
@@ -16,7 +28,9 @@ type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
  * two racing creates of one id cannot both win; the loser compares what is stored to tell an
  * idempotent replay from a conflict. A list page is one consistent Scan; a delete is one
  * DeleteItem, atomic per item, so a create racing it either lands whole before it (and is
- * removed whole) or after it (and stays whole).
+ * removed whole) or after it (and stays whole). A read is one consistent GetItem. A replace is
+ * one PutItem conditioned on the plant existing and, when asked, on its revision, so of writers
+ * racing with the same If-Match exactly one wins, with no read before the write.
  */
 export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: string): PlantStore {
   const cursors = listCursors(tableName);
@@ -34,7 +48,7 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
       try {
         await client('PutItem', {
           TableName: tableName,
-          Item: toItem(plant),
+          Item: toItem(plant, newRevision()),
           ConditionExpression: 'attribute_not_exists(id)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         });
@@ -105,6 +119,67 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
       });
       return { deleted: Attributes !== undefined };
     },
+
+    async get(id) {
+      const stored = await readStored(id).catch((error: unknown) => {
+        throw translate(error);
+      });
+      return stored === undefined ? undefined : revisedPlantOf(stored);
+    },
+
+    /**
+     * The old item comes back with a failed condition (ALL_OLD): none means no plant has the id,
+     * one means its revision did not meet the condition. No read is made, before or after.
+     */
+    async replace(id, plant, condition) {
+      const revision = newRevision();
+      const { expression, names, values } = replaceCondition(condition);
+      try {
+        await client('PutItem', {
+          TableName: tableName,
+          Item: toItem({ ...plant, id }, revision),
+          ConditionExpression: expression,
+          ...(names === undefined ? {} : { ExpressionAttributeNames: names }),
+          ...(values === undefined ? {} : { ExpressionAttributeValues: values }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        });
+      } catch (error) {
+        if (!isConditionFailure(error)) throw translate(error);
+        if (error.payload.Item === undefined) throw new PlantNotFoundError(id);
+        throw new PlantChangedError(id);
+      }
+      return { id, ...plantOf(plant), revision };
+    },
+  };
+}
+
+/**
+ * The condition of a replace: the plant exists and, when a list of revisions is asked for, holds
+ * one of them. A plant stored before revisions existed has no `rev`, and is `unrevised`.
+ */
+function replaceCondition(condition: ReplaceCondition): {
+  expression: string;
+  names?: Record<string, string>;
+  values?: AttributeMap;
+} {
+  if (condition.kind === 'any') return { expression: 'attribute_exists(id)' };
+  const revisions = [...new Set(condition.revisions)];
+  const listed = revisions.filter((revision) => revision !== unrevised);
+  const alternatives = listed.map((_, index) => `#rev = :rev${index}`);
+  const values: AttributeMap = Object.fromEntries(
+    listed.map((revision, index) => [`:rev${index}`, { S: revision }]),
+  );
+  if (revisions.includes(unrevised)) alternatives.push('attribute_not_exists(#rev)');
+  // No revision at all (only weak tags): a condition no plant meets, so that the answer still
+  // tells an absent plant from a changed one.
+  if (alternatives.length === 0) {
+    alternatives.push('#rev = :none');
+    values[':none'] = { S: '' };
+  }
+  return {
+    expression: `attribute_exists(id) AND (${alternatives.join(' OR ')})`,
+    names: { '#rev': 'rev' },
+    ...(Object.keys(values).length === 0 ? {} : { values }),
   };
 }
 
@@ -117,8 +192,8 @@ function translate(error: unknown): unknown {
   return error instanceof DynamoDbUnavailableError ? new StoreUnavailableError(error) : error;
 }
 
-function toItem(plant: NewPlant): AttributeMap {
-  const item: AttributeMap = { id: { N: plant.id }, name: { S: plant.name } };
+function toItem(plant: NewPlant, revision: Revision): AttributeMap {
+  const item: AttributeMap = { id: { N: plant.id }, name: { S: plant.name }, rev: { S: revision } };
   if (plant.tag !== undefined) item.tag = { S: plant.tag };
   return item;
 }
@@ -129,6 +204,10 @@ function fromItem(item: AttributeMap): Plant {
 
 function storedPlantOf(item: AttributeMap): StoredPlant {
   return { id: idOf(item), ...fromItem(item) };
+}
+
+function revisedPlantOf(item: AttributeMap): RevisedPlant {
+  return { ...storedPlantOf(item), revision: (item.rev?.S ?? unrevised) as Revision };
 }
 
 /** Every key this store writes is a canonical int64; anything else in the table is not ours. */

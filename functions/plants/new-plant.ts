@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { exactInteger, topLevelNumberSource } from './exact-integer.ts';
-import { int64, type NewPlant, plantOf } from './plant.ts';
+import { int64, type NewPlant, type Plant, plantOf } from './plant.ts';
 import { InvalidPlantError } from './plant-errors.ts';
 import { canonicalText, isPlantText, plantTextPattern } from './plant-text.ts';
 
@@ -55,19 +55,47 @@ export const newPlantSchema = z.extend(plantSchema, { id: idSchema });
  * The id is read from the raw text because JSON.parse rounds integers above 2^53.
  */
 export function parseNewPlant(body: unknown, rawBody: string): NewPlant {
+  const plant = parseWith(newPlantSchema, body, 'NewPlant');
+  return { id: exactId(rawBody).toString(), ...plantOf(plant) };
+}
+
+/** A replacement's body: the Plant's rules, and an `id` only when it is the path's. */
+export const replacementSchema = z.extend(plantSchema, { id: z.optional(idSchema) });
+
+/**
+ * The body of a replace of plant `pathId`: a Plant by `plantSchema`'s rules, as create reads
+ * them. An `id` is allowed, for a client that sends back what it read, only when it is exactly
+ * the path's, read from its source text as create reads it.
+ */
+export function parsePlantReplacement(body: unknown, rawBody: string, pathId: string): Plant {
+  const plant = parseWith(replacementSchema, body, 'Plant');
+  if (plant.id !== undefined && exactId(rawBody) !== BigInt(pathId)) {
+    throw new InvalidPlantError(`id must be the path's id, ${pathId}, or left out`);
+  }
+  return plantOf(plant);
+}
+
+function parseWith<Schema extends z.ZodMiniType>(
+  schema: Schema,
+  body: unknown,
+  what: string,
+): z.output<Schema> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidPlantError('Request body must be a JSON object');
   }
-  const result = newPlantSchema.safeParse(body);
+  const result = schema.safeParse(body);
   if (!result.success) {
-    throw new InvalidPlantError(
-      result.error.issues[0]?.message ?? 'Request body is not a NewPlant',
-    );
+    throw new InvalidPlantError(result.error.issues[0]?.message ?? `Request body is not a ${what}`);
   }
+  return result.data;
+}
+
+/** The body's top-level `id`, exactly as its source text writes it, within int64. */
+function exactId(rawBody: string): bigint {
   const id = exactInteger(topLevelNumberSource(rawBody, 'id'));
   if (id === undefined) throw new InvalidPlantError('id must be an integer');
   if (id < int64.min || id > int64.max) {
     throw new InvalidPlantError(`id must be between ${int64.min} and ${int64.max}`);
   }
-  return { id: id.toString(), ...plantOf(result.data) };
+  return id;
 }

@@ -29,3 +29,25 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailableError';
   }
 }
+
+/** No plant has the id. */
+export class PlantNotFoundError extends Error {
+  readonly id: string;
+
+  constructor(id: string) {
+    super(`No plant has id ${id}`);
+    this.name = 'PlantNotFoundError';
+    this.id = id;
+  }
+}
+
+/** The plant is not the revision the caller named: it changed since the caller read it. */
+export class PlantChangedError extends Error {
+  readonly id: string;
+
+  constructor(id: string) {
+    super(`Plant ${id} has changed since it was read: read it again, then retry with its ETag`);
+    this.name = 'PlantChangedError';
+    this.id = id;
+  }
+}

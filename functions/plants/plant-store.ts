@@ -1,10 +1,14 @@
 import type { NewPlant, Plant } from './plant.ts';
 import type { PlantId } from './plant-id.ts';
+import type { ReplaceCondition, Revision } from './plant-revision.ts';
 
 export type CreateOutcome = 'created' | 'replayed';
 
 /** A plant as the store holds it: the Plant and its exact id. */
 export type StoredPlant = Plant & { readonly id: PlantId };
+
+/** A stored plant and which write of it is stored: what a read answers, and If-Match names. */
+export type RevisedPlant = StoredPlant & { readonly revision: Revision };
 
 export type ListRequest = {
   /** At most this many plants, an integer from 1 to `maxListLimit`. */
@@ -31,7 +35,11 @@ export const maxListLimit = 500;
  * earlier create as a replay; it never overwrites. `list` walks every plant page by page: a plant
  * present during a whole walk appears in it exactly once. `delete` removes a plant if there is
  * one; `deleted` says whether this call found it (a retried attempt whose first answer was lost
- * may find it already gone). Adapters throw the errors of `plant-errors.ts`, `InvalidCursorError`
+ * may find it already gone). `get` reads one plant as last written, or undefined. `replace`
+ * writes a plant over the stored one with a new revision, only when one is stored and its
+ * revision meets `condition`, in one conditional write: `PlantNotFoundError` when none is,
+ * `PlantChangedError` when its revision does not meet it; it never creates. Adapters throw the
+ * errors of `plant-errors.ts`, `InvalidCursorError`
  * and `RangeError` for a limit out of range, and nothing of their own transport. A handler takes
  * only what it uses, e.g. `Pick<PlantStore, 'list'>`.
  */
@@ -39,6 +47,8 @@ export type PlantStore = {
   create(plant: NewPlant): Promise<{ plant: Plant; outcome: CreateOutcome }>;
   list(request: ListRequest): Promise<PlantPage>;
   delete(id: PlantId): Promise<{ deleted: boolean }>;
+  get(id: PlantId): Promise<RevisedPlant | undefined>;
+  replace(id: PlantId, plant: Plant, condition: ReplaceCondition): Promise<RevisedPlant>;
 };
 
 /** Same id, same name and same tag (a missing tag only matches a missing tag). */

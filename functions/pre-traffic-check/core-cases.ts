@@ -6,6 +6,7 @@ import {
   requestPath,
   routeKey,
 } from '../operation.ts';
+import { operations } from '../operations.ts';
 
 export type { ExpectedBody } from '../operation.ts';
 
@@ -20,6 +21,8 @@ export type { ExpectedBody } from '../operation.ts';
 
 /** What a case sends. Header names are lowercase. */
 export type CoreRequest = {
+  /** The operation of the list the request is for, by name. */
+  readonly operation: string;
   readonly method: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -37,6 +40,7 @@ export type CoreAnswer = {
 export type Send = (request: CoreRequest) => Promise<CoreAnswer>;
 
 export const idPlaceholder = '{{id}}';
+export const etagPlaceholder = '{{etag}}';
 
 const jsonAnswer = /^application\/json\b/;
 const challenge = /^Bearer realm="plant-store"/;
@@ -44,6 +48,8 @@ const challenge = /^Bearer realm="plant-store"/;
 /** A declared case made concrete for its operation: the request it sends, whole. */
 export type ResolvedCase = {
   readonly name: string;
+  /** The operation of the list it is sent to, by name. */
+  readonly operation: string;
   readonly method: string;
   /** `{{id}}` stands for the run's plant id. */
   readonly path: string;
@@ -52,6 +58,8 @@ export type ResolvedCase = {
   readonly body?: string;
   /** Sent with `Authorization: Bearer <token>`; skipped by a run that has no token. */
   readonly needsToken: boolean;
+  /** Sent even after an earlier case could not be sent: it takes away what the run made. */
+  readonly always: boolean;
   readonly expected: {
     readonly status: number;
     /** Each named header (lowercase) must be present and match. */
@@ -69,10 +77,7 @@ export function coreCasesOf(operation: Operation): readonly ResolvedCase[] {
   const sample = operation.sample.request(idPlaceholder);
   const withoutToken: CoreCase = {
     name: `a request to ${routeKey(operation)} without a token gets 401 with the Bearer challenge`,
-    path: requestPath(operation, sample).replaceAll(
-      encodeURIComponent(idPlaceholder),
-      idPlaceholder,
-    ),
+    ...(sample.query === undefined ? {} : { query: sample.query }),
     ...(sample.body === undefined ? {} : { body: sample.body }),
     withoutToken: true,
     expected: { status: 401, body: { kind: 'error' } },
@@ -82,28 +87,41 @@ export function coreCasesOf(operation: Operation): readonly ResolvedCase[] {
   );
 }
 
-function resolve(operation: Operation, declared: CoreCase): ResolvedCase {
+function resolve(own: Operation, declared: CoreCase): ResolvedCase {
+  const operation = declared.operation === undefined ? own : operationNamed(declared.operation);
   const { body, expected } = declared;
-  const path = declared.path ?? operation.path.replace(/\{[^{}]+\}/g, idPlaceholder);
+  const path = requestPath(operation, {
+    pathParameters: { id: declared.id ?? idPlaceholder },
+    ...(declared.query === undefined ? {} : { query: declared.query }),
+  }).replaceAll(encodeURIComponent(idPlaceholder), idPlaceholder);
   const headers: Record<string, RegExp> = {};
   if (expected.body.kind !== 'empty') headers['content-type'] = jsonAnswer;
   if (expected.status === 401) headers['www-authenticate'] = challenge;
   return {
     name: declared.name,
+    operation: operation.name,
     method: operation.method,
-    path: path.startsWith('?') ? `${operation.path}${path}` : path,
+    path,
     headers: {
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...declared.headers,
     },
     ...(body === undefined ? {} : { body }),
     needsToken: declared.withoutToken !== true,
+    always: declared.always === true,
     expected: {
       status: expected.status,
       headers: { ...headers, ...expected.headers },
       body: expected.body,
     },
   };
+}
+
+function operationNamed(name: string): Operation {
+  const operation = operations.find((each) => each.name === name);
+  if (operation === undefined)
+    throw new Error(`a core case names no operation of the list: ${name}`);
+  return operation;
 }
 
 export type CaseResult = {
@@ -129,28 +147,59 @@ export type RunOptions = {
   readonly cases: readonly ResolvedCase[];
 };
 
-/** Sends each case in order and judges its answer. A `send` that throws ends the run with its error. */
+/**
+ * Sends each case in order and judges its answer. A `send` that throws ends the run with its
+ * error, once the cases marked `always` after it are sent: a run that breaks off still takes away
+ * what it made.
+ */
 export async function runCoreCases(send: Send, options: RunOptions): Promise<CoreCasesReport> {
   const { id, token, cases } = options;
   const results: CaseResult[] = [];
   const skipped: string[] = [];
+  let etag: string | undefined;
+  let failure: { readonly error: unknown } | undefined;
   for (const testCase of cases) {
+    if (failure !== undefined && !testCase.always) continue;
     if (testCase.needsToken && token === undefined) {
       skipped.push(testCase.name);
       continue;
     }
-    const answer = await send(requestOf(testCase, id, testCase.needsToken ? token : undefined));
-    results.push({ name: testCase.name, status: answer.status, problems: judge(testCase, answer) });
+    const request = requestOf(testCase, id, testCase.needsToken ? token : undefined, etag);
+    let answer: CoreAnswer;
+    try {
+      answer = await send(request);
+    } catch (error) {
+      failure ??= { error };
+      continue;
+    }
+    etag = headerOf(answer, 'etag') ?? etag;
+    results.push({
+      name: testCase.name,
+      status: answer.status,
+      problems: judge(testCase, answer, id),
+    });
   }
+  if (failure !== undefined) throw failure.error;
   const passed = results.length > 0 && results.every((result) => result.problems.length === 0);
   return { passed, results, skipped };
 }
 
 /** The request a case sends in a run with this id and token. */
-export function requestOf(testCase: ResolvedCase, id: string, token?: string): CoreRequest {
-  const headers = { ...testCase.headers };
+export function requestOf(
+  testCase: ResolvedCase,
+  id: string,
+  token?: string,
+  etag?: string,
+): CoreRequest {
+  const headers = Object.fromEntries(
+    Object.entries(testCase.headers).map(([name, value]) => [
+      name,
+      value.replaceAll(etagPlaceholder, etag ?? ''),
+    ]),
+  );
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   return {
+    operation: testCase.operation,
     method: testCase.method,
     path: testCase.path.replaceAll(idPlaceholder, id),
     headers,
@@ -159,7 +208,7 @@ export function requestOf(testCase: ResolvedCase, id: string, token?: string): C
 }
 
 /** Every way the answer differs from what the case expects. */
-export function judge(testCase: ResolvedCase, answer: CoreAnswer): string[] {
+export function judge(testCase: ResolvedCase, answer: CoreAnswer, id = ''): string[] {
   const { expected } = testCase;
   const problems: string[] = [];
   if (answer.status !== expected.status) {
@@ -173,13 +222,18 @@ export function judge(testCase: ResolvedCase, answer: CoreAnswer): string[] {
     if (value === undefined) problems.push(`no ${name} header, expected ${pattern}`);
     else if (!pattern.test(value)) problems.push(`${name} is ${quote(value)}, expected ${pattern}`);
   }
-  const problem = bodyProblem(expected.body, answer.body, expected.status);
+  const problem = bodyProblem(expected.body, answer.body, expected.status, id);
   if (problem !== undefined) problems.push(problem);
   return problems;
 }
 
 /** How the body differs from what the case expects, if it does. */
-function bodyProblem(expected: ExpectedBody, text: string, status: number): string | undefined {
+function bodyProblem(
+  expected: ExpectedBody,
+  text: string,
+  status: number,
+  id: string,
+): string | undefined {
   if (expected.kind === 'empty') {
     return text === '' ? undefined : `body is ${quote(text)}, expected none`;
   }
@@ -194,10 +248,12 @@ function bodyProblem(expected: ExpectedBody, text: string, status: number): stri
       return isErrorShape(body, status)
         ? undefined
         : `body is ${quote(text)}, expected {"error":${status},"message":"…"}`;
-    case 'json':
-      return isDeepStrictEqual(body, expected.value)
+    case 'json': {
+      const value = JSON.stringify(expected.value).replaceAll(`"${idPlaceholder}"`, id);
+      return isDeepStrictEqual(body, JSON.parse(value))
         ? undefined
-        : `body is ${quote(text)}, expected ${JSON.stringify(expected.value)}`;
+        : `body is ${quote(text)}, expected ${value}`;
+    }
     case 'list':
       return Array.isArray(body) && body.every(isListItem)
         ? undefined
@@ -220,6 +276,11 @@ function isErrorShape(body: unknown, status: number): boolean {
     message.length > 0 &&
     Object.keys(rest).length === 0
   );
+}
+
+/** A header of the answer, whatever the case of its name. */
+function headerOf(answer: CoreAnswer, name: string): string | undefined {
+  return Object.entries(answer.headers).find(([each]) => each.toLowerCase() === name)?.[1];
 }
 
 /** Answers end up in logs: long ones are cut. */

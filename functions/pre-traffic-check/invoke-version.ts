@@ -17,20 +17,33 @@ export class VersionFailedError extends Error {
 
 const userAgent = 'plant-store-pre-traffic-check';
 
+/** Where the requests for one operation go: a function (a qualified ARN), and the route it serves. */
+export type InvokeTarget = {
+  readonly functionArn: string;
+  readonly route: Route;
+};
+
 /**
- * A `send` that hands each request to one function version directly, as API Gateway's HTTP API
- * would for the version's route (a payload 2.0 event, a synchronous invoke), and reads its answer
- * as API Gateway would. No API stage points at the new version before its traffic shifts, so this
- * is the only way to ask it anything first.
+ * A `send` that hands each request to the function of its operation directly, as API Gateway's
+ * HTTP API would for that operation's route (a payload 2.0 event, a synchronous invoke), and reads
+ * its answer as API Gateway would. No API stage points at the new version before its traffic
+ * shifts, so this is the only way to ask it anything first; a case naming another operation (to
+ * create the plant a read checks) goes to that operation's target instead.
  */
 export function versionSender(
   lambda: LambdaClient,
-  functionArn: string,
-  route: Route,
+  targets: Readonly<Record<string, InvokeTarget>>,
   abortSignal: () => AbortSignal,
 ): Send {
-  const accountId = functionArn.split(':')[4] ?? '';
   return async (request) => {
+    const target = Object.hasOwn(targets, request.operation)
+      ? targets[request.operation]
+      : undefined;
+    if (target === undefined) {
+      throw new Error(`no function to send ${request.operation}'s request to`);
+    }
+    const { functionArn, route } = target;
+    const accountId = functionArn.split(':')[4] ?? '';
     const { Payload, FunctionError, StatusCode } = await lambda.send(
       new InvokeCommand({
         FunctionName: functionArn,

@@ -40,9 +40,10 @@ const externalIssuerNote =
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook: asks the new version its operation's core cases directly,
- * before any caller reaches it, and reports Succeeded or Failed. It reports whatever happens
- * (a broken configuration, an unreachable pool, a version that crashes), and fails only when the
- * report itself cannot be made, which lets Lambda retry the whole hook.
+ * before any caller reaches it (a case naming another operation, such as the delete that leaves no
+ * test plant behind, goes to that operation's live function), and reports Succeeded or Failed. It
+ * reports whatever happens (a broken configuration, an unreachable pool, a version that crashes),
+ * and fails only when the report itself cannot be made, which lets Lambda retry the whole hook.
  */
 export function makePreTrafficHook(deps: PreTrafficHookDeps) {
   return async (
@@ -119,9 +120,14 @@ async function check(
   }
 
   const plantId = freshPlantId();
-  const send = versionSender(deps.lambda, config.targetFunctionArn, config.operation, () =>
-    signalAt(deadline),
-  );
+  const targets = Object.fromEntries([
+    [config.operation.name, { functionArn: config.targetFunctionArn, route: config.operation }],
+    ...config.others.map(({ operation, functionArn }) => [
+      operation.name,
+      { functionArn, route: operation },
+    ]),
+  ]);
+  const send = versionSender(deps.lambda, targets, () => signalAt(deadline));
   const report = await runCoreCases(send, {
     id: plantId,
     token,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -9,7 +9,11 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/operations.ts';
-import { hookEnvNames } from '../../functions/pre-traffic-check/hook-config.ts';
+import {
+  hookEnvNames,
+  otherOperationsOf,
+  tokenScopesOf,
+} from '../../functions/pre-traffic-check/hook-config.ts';
 import {
   preTrafficCheckBundlingOptions,
   preTrafficCheckEntry,
@@ -36,9 +40,16 @@ export interface PreTrafficCheckProps {
   /** The version the deployment is about to send traffic to; the hook invokes it directly. */
   readonly target: IVersion;
   /**
+   * The `live` alias ARN of each operation, by name. The hook is told, and may invoke, only those
+   * of the other operations its cases name (`otherOperationsOf`): to create the plant a read
+   * checks, to delete it after.
+   * @default - none: an operation whose cases name another fails synth
+   */
+  readonly liveAliasArns?: Readonly<Record<string, string>>;
+  /**
    * With a token source the hook also runs the cases that need a token, with one that carries
-   * the operation's scope; without one (an external issuer, whose client secret the stack does
-   * not hold) it runs only the checks that need no token.
+   * the scopes of the operations they go to; without one (an external issuer, whose client secret
+   * the stack does not hold) it runs only the checks that need no token.
    * @default - no token
    */
   readonly tokenSource?: PreTrafficTokenSource;
@@ -56,8 +67,9 @@ export const preTrafficCheckTimeout = Duration.minutes(3);
 /**
  * CodeDeploy's BeforeAllowTraffic hook for one operation's function: it invokes the new version
  * with payload 2.0 events (that operation's core cases), before the alias sends it any request, and
- * reports the outcome to CodeDeploy; a failure ends the deployment and rolls it back. Its role may
- * invoke that one version, report to this deployment group (granted by the group), and read this
+ * reports the outcome to CodeDeploy; a failure ends the deployment and rolls it back. A case
+ * naming another operation goes to that operation's live alias. Its role may invoke that one
+ * version and those aliases, report to this deployment group (granted by the group), and read this
  * stack's machine client.
  */
 export class PreTrafficCheck extends Construct {
@@ -66,6 +78,16 @@ export class PreTrafficCheck extends Construct {
   constructor(scope: Construct, id: string, props: PreTrafficCheckProps) {
     super(scope, id);
     const { operation, target, tokenSource } = props;
+    // Without a token only the cases that need none run: only the operations those name count.
+    const others = otherOperationsOf(operation, tokenSource !== undefined).map((other) => {
+      const functionArn = props.liveAliasArns?.[other.name];
+      if (functionArn === undefined) {
+        throw new Error(
+          `${operation.name}'s pre-traffic cases name ${other.name}, whose live alias the check was not given`,
+        );
+      }
+      return { name: other.name, functionArn };
+    });
 
     const logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -83,7 +105,17 @@ export class PreTrafficCheck extends Construct {
             [hookEnvNames.tokenUrl]: tokenSource.tokenUrl,
             [hookEnvNames.userPoolId]: tokenSource.userPool.userPoolId,
             [hookEnvNames.clientId]: tokenSource.client.userPoolClientId,
-            [hookEnvNames.tokenScope]: tokenSource.scopes[operation.scope] ?? operation.scope,
+            [hookEnvNames.tokenScope]: tokenScopesOf(operation)
+              .map((scope) => tokenSource.scopes[scope] ?? scope)
+              .join(' '),
+          };
+    const targetsEnvironment: Record<string, string> =
+      others.length === 0
+        ? {}
+        : {
+            [hookEnvNames.operationTargets]: Stack.of(this).toJsonString(
+              Object.fromEntries(others.map(({ name, functionArn }) => [name, functionArn])),
+            ),
           };
     this.function = new NodejsFunction(this, 'Function', {
       entry: preTrafficCheckEntry,
@@ -105,17 +137,19 @@ export class PreTrafficCheck extends Construct {
         // and so updates this function before the alias moves.
         [hookEnvNames.targetFunctionArn]: target.functionArn,
         [hookEnvNames.operation]: operation.name,
+        ...targetsEnvironment,
         ...tokenEnvironment,
       },
     });
 
     logGroup.grantWrite(role);
-    // That version only: not the function's other versions, its alias or $LATEST.
+    // That version only (not the function's other versions, its alias or $LATEST), and the live
+    // alias of each other operation its cases name, none else.
     role.addToPolicy(
       new PolicyStatement({
         effect: Effect.ALLOW,
         actions: ['lambda:InvokeFunction'],
-        resources: [target.functionArn],
+        resources: [target.functionArn, ...others.map(({ functionArn }) => functionArn)],
       }),
     );
     // The hook reads the client's secret itself, so that it never sits in an environment variable.

@@ -57,6 +57,31 @@ describe('loadLocalConfig', () => {
 
     expect(load).toThrow(/PLANTS_CLIENT_ID/);
   });
+
+  it('reads PLANTS_WEBHOOK_URL and PLANTS_WEBHOOK_SECRET', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
+    const config = loadLocalConfig({
+      PLANTS_WEBHOOK_URL: 'http://127.0.0.1:4000/',
+      PLANTS_WEBHOOK_SECRET: secret,
+    });
+
+    expect(config.webhook).toEqual({ url: 'http://127.0.0.1:4000/', secret });
+  });
+
+  it.each([
+    ['PLANTS_WEBHOOK_URL', 'ftp://127.0.0.1/hook', /^PLANTS_WEBHOOK_URL must be an http/],
+    ['PLANTS_WEBHOOK_URL', 'not a url', /^PLANTS_WEBHOOK_URL is not a URL/],
+    ['PLANTS_WEBHOOK_SECRET', 'hunter2-secret', /^PLANTS_WEBHOOK_SECRET must start with whsec_/],
+    ['PLANTS_WEBHOOK_SECRET', 'whsec_c2hvcnQ=', /^PLANTS_WEBHOOK_SECRET is not usable: .*5 bytes/],
+  ])('rejects %s=%s, saying why and never repeating a secret', (name, value, why) => {
+    const load = () =>
+      loadLocalConfig({ PLANTS_WEBHOOK_URL: 'http://127.0.0.1:4000/', [name]: value });
+
+    expect(load).toThrow(LocalConfigError);
+    expect(load).toThrow(why);
+    if (name === 'PLANTS_WEBHOOK_SECRET') expect(load).not.toThrow(value);
+  });
 });
 
 describe('baseUrl', () => {

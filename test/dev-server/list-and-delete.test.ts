@@ -7,6 +7,7 @@ import {
   tokenRequest,
   useTestApi,
 } from '../support/local-api-fixture.ts';
+import { noSuchRoute, otherMethodRoutes } from '../support/unmatched-routes.ts';
 
 type Item = { id: bigint | number; name: string; tag?: string };
 
@@ -240,15 +241,10 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
   });
 
   it.each([
-    ['PUT', '/plants'],
-    ['PATCH', '/plants'],
-    ['DELETE', '/plants'],
+    ...otherMethodRoutes().map(({ method, path }) => [method, path]),
     ['HEAD', '/plants'],
-    ['GET', '/plants/1'],
-    ['PUT', '/plants/1'],
-    ['POST', '/plants/1'],
     ['DELETE', '/plants/'],
-    ['DELETE', '/plants/1/2'],
+    ['DELETE', `${noSuchRoute}/1/2`],
   ])(
     'answers %s %s with the HTTP API 404 {"message":"Not Found"}, not a 405',
     async (method, path) => {

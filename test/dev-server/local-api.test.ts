@@ -8,6 +8,7 @@ import {
   startTestApi,
   tempDataDir,
 } from '../support/local-api-fixture.ts';
+import { noSuchRoute, otherMethodRoutes } from '../support/unmatched-routes.ts';
 
 const curlBody = '{"id":1,"name":"Fern","tag":"indoor"}';
 
@@ -90,13 +91,10 @@ describe('startLocalApi', () => {
   });
 
   it.each([
-    ['GET', '/plants/1'],
-    ['PUT', '/plants'],
-    ['DELETE', '/plants'],
+    ...otherMethodRoutes().map(({ method, path }) => [method, path]),
     ['OPTIONS', '/plants'],
-    ['POST', '/plants/1'],
     ['POST', '/'],
-    ['GET', '/nowhere'],
+    ['GET', noSuchRoute],
   ])(
     'answers %s %s like an HTTP API with no such route: 404 {"message":"Not Found"}',
     async (method, path) => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { tempDataDir } from '../support/local-api-fixture.ts';
 import { npmStart, runScript } from '../support/node-script.ts';
 
-describe('npm start (dev-server/main.ts)', () => {
+// Side by side: each test waits mostly on its process starting.
+describe.concurrent('npm start (dev-server/main.ts)', () => {
   let removeDir: () => Promise<void>;
   let dir: string;
 
@@ -14,7 +15,9 @@ describe('npm start (dev-server/main.ts)', () => {
     await removeDir?.();
   });
 
-  it('prints the URL, the docs URL and a ready curl line, logs a request and the function output, and stops cleanly on SIGTERM', async () => {
+  it('prints the URL, the docs URL and a ready curl line, logs a request and the function output, and stops cleanly on SIGTERM', async ({
+    expect,
+  }) => {
     const { server, banner, url, create } = await npmStart({ PLANTS_DATA_DIR: dir });
 
     const logged = server.waitFor(
@@ -35,7 +38,9 @@ describe('npm start (dev-server/main.ts)', () => {
     expect(await server.exited).toBe(0);
   });
 
-  it('keeps a secret of your own off the screen, and warns when other machines can reach it', async () => {
+  it('keeps a secret of your own off the screen, and warns when other machines can reach it', async ({
+    expect,
+  }) => {
     const secret = 'my-own-secret-4f2a9c1e7b3d5a8f6e2c0d4b';
     const server = runScript('dev-server/main.ts', {
       HOST: '0.0.0.0',
@@ -53,7 +58,9 @@ describe('npm start (dev-server/main.ts)', () => {
     expect(await server.exited).toBe(0);
   });
 
-  it('refuses a HOST other machines can reach while the client secret is the published default', async () => {
+  it('refuses a HOST other machines can reach while the client secret is the published default', async ({
+    expect,
+  }) => {
     const server = runScript('dev-server/main.ts', {
       HOST: '0.0.0.0',
       PORT: '0',
@@ -68,7 +75,9 @@ describe('npm start (dev-server/main.ts)', () => {
     );
   });
 
-  it('refuses a HOST other machines can reach while the client secret is short, and says how to make one', async () => {
+  it('refuses a HOST other machines can reach while the client secret is short, and says how to make one', async ({
+    expect,
+  }) => {
     const server = runScript('dev-server/main.ts', {
       HOST: '0.0.0.0',
       PORT: '0',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchRoute } from '../../dev-server/routes.ts';
 import { type Operation, operations, routeKey } from '../../functions/operations.ts';
+import { concretePath, noSuchRoute, otherMethodRoutes } from '../support/unmatched-routes.ts';
 
 const route = (method: Operation['method'], path: string, name = path): Operation => ({
   name,
@@ -9,7 +10,18 @@ const route = (method: Operation['method'], path: string, name = path): Operatio
   scope: 'plants/read',
   dynamodbActions: [],
   summary: name,
+  outcomes: {},
+  statuses: [200],
+  sample: { request: () => ({}), status: 200 },
+  preTrafficCases: [],
 });
+
+/** Routes of the shape the list has, fixed here so that no operation added later changes them. */
+const fixedRoutes = [
+  route('GET', '/plants', 'list'),
+  route('POST', '/plants', 'create'),
+  route('DELETE', '/plants/{id}', 'delete'),
+];
 
 describe('matchRoute', () => {
   it('reaches every operation of functions/operations.ts by its own route', () => {
@@ -60,8 +72,37 @@ describe('matchRoute', () => {
     ['GET', '/Plants'],
     ['GET', '/'],
     ['GET', ''],
-  ])('matches no operation for %s %s (the HTTP API answers 404)', (method, path) => {
-    expect(matchRoute(method, path)).toBeUndefined();
+  ])(
+    'matches no route of a list of that shape for %s %s (the HTTP API answers 404)',
+    (method, path) => {
+      expect(matchRoute(method, path, fixedRoutes)).toBeUndefined();
+    },
+  );
+
+  it.each(operations.map((operation) => [operation.name, operation] as const))(
+    "matches no operation for %s's route in lower case, with HEAD or OPTIONS, or with a trailing slash",
+    (_name, operation) => {
+      const path = concretePath(operation.path);
+
+      for (const [method, sent] of [
+        [operation.method.toLowerCase(), path],
+        ['HEAD', path],
+        ['OPTIONS', path],
+        [operation.method, `${path}/`],
+      ]) {
+        expect(matchRoute(method ?? '', sent ?? '')).toBeUndefined();
+      }
+    },
+  );
+
+  it.each([
+    ...otherMethodRoutes().map(({ method, path }) => [method, path]),
+    ['GET', noSuchRoute],
+    ['DELETE', `${noSuchRoute}/1`],
+    ['GET', '/'],
+    ['GET', ''],
+  ])('matches no operation of functions/operations.ts for %s %s', (method, path) => {
+    expect(matchRoute(method ?? '', path ?? '')).toBeUndefined();
   });
 
   it('prefers a literal segment to a parameter, whatever the order of the routes', () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreDamagedError } from '../../dev-server/store-check.ts';
@@ -18,8 +18,20 @@ afterAll(async () => {
   removeDirs = [];
 });
 
+/** The data directory `writeStore(300)` made, once for the file: each test damages a copy. */
+let written: Promise<string> | undefined;
+
+/** A copy of its own of a data directory the dev server wrote 300 plants to and closed cleanly. */
+async function writtenStore(): Promise<string> {
+  written ??= writeStore(300);
+  const { dir, remove } = await tempDataDir();
+  removeDirs.push(remove);
+  await cp(await written, dir, { recursive: true });
+  return dir;
+}
+
 /** A data directory whose store the dev server wrote `count` plants to and closed cleanly. */
-async function writtenStore(count: number): Promise<string> {
+async function writeStore(count: number): Promise<string> {
   const { dir, remove } = await tempDataDir();
   removeDirs.push(remove);
   const api = await startTestApi({ dataDir: dir });
@@ -54,7 +66,7 @@ describe('startLocalApi on a store LevelDB cannot read completely', () => {
   let store: string;
 
   beforeAll(async () => {
-    dir = await writtenStore(300);
+    dir = await writtenStore();
     store = join(dir, 'dynamodb');
   }, 60_000);
 
@@ -84,7 +96,7 @@ describe('startLocalApi on a store LevelDB cannot read completely', () => {
 
 describe('npm start on a store whose CURRENT is damaged', () => {
   it('exits 1 naming the store and what to do, with no stack trace', async () => {
-    const dir = await writtenStore(10);
+    const dir = await writtenStore();
     await writeFile(join(dir, 'dynamodb', 'CURRENT'), 'MANIFEST-00000');
 
     const server = runScript('dev-server/main.ts', { PORT: '0', PLANTS_DATA_DIR: dir });

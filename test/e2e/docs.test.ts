@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { staticDocsPage } from '../../dev-server/api-docs.ts';
 import type { LocalApi } from '../../dev-server/local-api.ts';
@@ -53,8 +53,6 @@ function schemaNames(page: Page): Promise<string[]> {
 describe('API reference in a browser (GET /docs and npm run docs)', () => {
   let browser: Browser;
   let api: LocalApi;
-  let context: BrowserContext;
-  let page: Page;
   let workDir: string;
 
   beforeAll(async () => {
@@ -70,84 +68,101 @@ describe('API reference in a browser (GET /docs and npm run docs)', () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
+  /** A page in a context of its own, which the caller closes. */
+  async function openPage(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
     page.setDefaultTimeout(renderTimeoutMs);
+    return { context, page };
+  }
+
+  // One page for both: each "Try it out" runs on the page as a reader would leave it, and the
+  // renderer is parsed once.
+  describe('GET /docs', () => {
+    let context: BrowserContext;
+    let page: Page;
+    let requests: string[];
+    let errors: string[];
+
+    beforeAll(async () => {
+      ({ context, page } = await openPage());
+      requests = recordRequests(page);
+      errors = recordPageErrors(page);
+      await page.goto(`${api.url}/docs`);
+    });
+
+    afterAll(async () => {
+      await context?.close();
+    });
+
+    it('renders POST /plants with its schemas, and "Try it out" creates a plant with the dev token', async () => {
+      const operation = page.locator('#operations-plants-createPlant');
+      await operation.locator('.opblock-summary').click();
+      await operation.getByRole('button', { name: 'Execute' }).waitFor();
+      // The top of the page with the operation open: what a reader of the docs page should see.
+      const screenshot =
+        process.env.UPDATE_SCREENSHOT === '1' ? committedScreenshot : join(workDir, 'api-docs.png');
+      await page.screenshot({ path: screenshot, fullPage: true, clip: screenshotArea });
+      await operation.getByRole('button', { name: 'Execute' }).click();
+      const liveResponse = operation.locator('.live-responses-table .response');
+      await liveResponse.waitFor();
+
+      await expect
+        .poll(() => operation.locator('.opblock-summary-method').textContent())
+        .toBe('POST');
+      expect(await operation.locator('.opblock-summary-path').textContent()).toBe('/plants');
+      const declared = await declaredSchemas();
+      expect(declared).toEqual(expect.arrayContaining(['Plant', 'NewPlant', 'Error']));
+      expect(await schemaNames(page)).toEqual(declared);
+      expect(await liveResponse.locator('.response-col_status').textContent()).toContain('200');
+      expect(await liveResponse.locator('.response-col_description').textContent()).toContain(
+        '"Fern"',
+      );
+      expect(requests.length).toBeGreaterThan(0);
+      expect(requests.filter((url) => !url.startsWith(`${api.url}/`))).toEqual([]);
+      expect(errors).toEqual([]);
+      expect((await stat(screenshot)).size).toBeGreaterThan(10_000);
+    });
+
+    it('"Try it out" lists the plants and deletes one with the same development token', async () => {
+      const created = await createPlant(
+        api,
+        await clientCredentialsToken(api),
+        '{"id":7,"name":"Ivy"}',
+      );
+      expect(created.status).toBe(200);
+
+      const list = page.locator('#operations-plants-listPlants');
+      await list.locator('.opblock-summary').click();
+      await list.getByRole('button', { name: 'Execute' }).click();
+      const listed = list.locator('.live-responses-table .response');
+      await listed.waitFor();
+      const remove = page.locator('#operations-plants-deletePlant');
+      await remove.locator('.opblock-summary').click();
+      await remove.locator('tr[data-param-name="id"] input').fill('7');
+      await remove.getByRole('button', { name: 'Execute' }).click();
+      const deleted = remove.locator('.live-responses-table .response');
+      await deleted.waitFor();
+
+      expect(await listed.locator('.response-col_status').textContent()).toContain('200');
+      expect(await listed.locator('.response-col_description').textContent()).toContain('"Ivy"');
+      expect(await deleted.locator('.response-col_status').textContent()).toContain('204');
+      const again = await createPlant(
+        api,
+        await clientCredentialsToken(api),
+        '{"id":7,"name":"Oak"}',
+      );
+      expect(again.status).toBe(200);
+      expect(requests.filter((url) => !url.startsWith(`${api.url}/`))).toEqual([]);
+      expect(errors).toEqual([]);
+    });
   });
 
-  afterEach(async () => {
-    await context?.close();
-  });
-
-  it('renders POST /plants with its schemas, and "Try it out" creates a plant with the dev token', async () => {
-    const requests = recordRequests(page);
-    const errors = recordPageErrors(page);
-
-    await page.goto(`${api.url}/docs`);
-    const operation = page.locator('#operations-plants-createPlant');
-    await operation.locator('.opblock-summary').click();
-    await operation.getByRole('button', { name: 'Execute' }).waitFor();
-    // The top of the page with the operation open: what a reader of the docs page should see.
-    const screenshot =
-      process.env.UPDATE_SCREENSHOT === '1' ? committedScreenshot : join(workDir, 'api-docs.png');
-    await page.screenshot({ path: screenshot, fullPage: true, clip: screenshotArea });
-    await operation.getByRole('button', { name: 'Execute' }).click();
-    const liveResponse = operation.locator('.live-responses-table .response');
-    await liveResponse.waitFor();
-
-    await expect
-      .poll(() => operation.locator('.opblock-summary-method').textContent())
-      .toBe('POST');
-    expect(await operation.locator('.opblock-summary-path').textContent()).toBe('/plants');
-    const declared = await declaredSchemas();
-    expect(declared).toEqual(expect.arrayContaining(['Plant', 'NewPlant', 'Error']));
-    expect(await schemaNames(page)).toEqual(declared);
-    expect(await liveResponse.locator('.response-col_status').textContent()).toContain('200');
-    expect(await liveResponse.locator('.response-col_description').textContent()).toContain(
-      '"Fern"',
-    );
-    expect(requests.length).toBeGreaterThan(0);
-    expect(requests.filter((url) => !url.startsWith(`${api.url}/`))).toEqual([]);
-    expect(errors).toEqual([]);
-    expect((await stat(screenshot)).size).toBeGreaterThan(10_000);
-  });
-
-  it('"Try it out" lists the plants and deletes one with the same development token', async () => {
-    const created = await createPlant(
-      api,
-      await clientCredentialsToken(api),
-      '{"id":7,"name":"Ivy"}',
-    );
-    expect(created.status).toBe(200);
-    const errors = recordPageErrors(page);
-
-    await page.goto(`${api.url}/docs`);
-    const list = page.locator('#operations-plants-listPlants');
-    await list.locator('.opblock-summary').click();
-    await list.getByRole('button', { name: 'Execute' }).click();
-    const listed = list.locator('.live-responses-table .response');
-    await listed.waitFor();
-    const remove = page.locator('#operations-plants-deletePlant');
-    await remove.locator('.opblock-summary').click();
-    await remove.locator('tr[data-param-name="id"] input').fill('7');
-    await remove.getByRole('button', { name: 'Execute' }).click();
-    const deleted = remove.locator('.live-responses-table .response');
-    await deleted.waitFor();
-
-    expect(await listed.locator('.response-col_status').textContent()).toContain('200');
-    expect(await listed.locator('.response-col_description').textContent()).toContain('"Ivy"');
-    expect(await deleted.locator('.response-col_status').textContent()).toContain('204');
-    const again = await createPlant(
-      api,
-      await clientCredentialsToken(api),
-      '{"id":7,"name":"Oak"}',
-    );
-    expect(again.status).toBe(200);
-    expect(errors).toEqual([]);
-  });
-
-  it('builds one self-contained page that renders from file:// with no request for anything else', async () => {
+  it('builds one self-contained page that renders from file:// with no request for anything else', async ({
+    onTestFinished,
+  }) => {
+    const { context, page } = await openPage();
+    onTestFinished(() => context.close());
     const file = join(workDir, 'index.html');
     await writeFile(file, await staticDocsPage());
     const url = pathToFileURL(file).href;

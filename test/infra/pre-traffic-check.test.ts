@@ -6,7 +6,7 @@ import {
   preTrafficCheckEsbuildOptions,
 } from '../../infra/bundling/bundling.ts';
 import type { CfnTemplate } from '../support/cloud-assembly.ts';
-import { evaluateCfn } from '../support/cloudformation.ts';
+import { type Deployment, evaluateCfn } from '../support/cloudformation.ts';
 import {
   onlyResource,
   operationResource,
@@ -32,6 +32,64 @@ const variablesOf = (from: Template, operation: Operation) =>
     .Variables;
 const hookStatements = (from: Template, operation: Operation) =>
   roleStatements(from, roleOf(hookOf(from, operation)[1]));
+const byName = (name: string): Operation => {
+  const found = operations.find((operation) => operation.name === name);
+  if (found === undefined) throw new Error(`no operation ${name}`);
+  return found;
+};
+
+/**
+ * The other operations an operation's declared cases name, read from its declaration; with
+ * `withToken` false, only those of the cases sent without a token.
+ */
+const namedBy = (operation: Operation, withToken = true): string[] => [
+  ...new Set(
+    operation.preTrafficCases
+      .filter((testCase) => withToken || testCase.withoutToken === true)
+      .flatMap((testCase) =>
+        testCase.operation === undefined || testCase.operation === operation.name
+          ? []
+          : [testCase.operation],
+      ),
+  ),
+];
+
+/** An operation's function as deployed, unqualified. */
+const deployedArn = (operation: Operation) =>
+  `arn:aws:lambda:eu-west-1:123456789012:function:PlantStore-test-${operation.name}`;
+
+/** A template value as CloudFormation makes it, with each function and its version deployed. */
+function evaluate(from: Template, value: unknown): unknown {
+  const resources: Deployment['resources'] = Object.fromEntries(
+    operations.flatMap((operation) => [
+      [
+        operationResource(from, 'AWS::Lambda::Function', operation, 'Function')[0],
+        { attributes: { Arn: deployedArn(operation) } },
+      ],
+      [
+        operationResource(from, 'AWS::Lambda::Version', operation, 'FunctionCurrentVersion')[0],
+        { ref: `${deployedArn(operation)}:7` },
+      ],
+    ]),
+  );
+  return evaluateCfn(from.toJSON() as CfnTemplate, value, {
+    region: 'eu-west-1',
+    accountId: '123456789012',
+    resources,
+  });
+}
+
+/** What the hook's role may invoke, evaluated, in order. */
+const invokable = (from: Template, operation: Operation) => {
+  const invoke = hookStatements(from, operation).filter(
+    (statement) => statement.Action === 'lambda:InvokeFunction',
+  );
+  expect(invoke).toHaveLength(1);
+  return [invoke[0]?.Resource]
+    .flat()
+    .map((resource) => String(evaluate(from, resource)))
+    .toSorted();
+};
 
 describe('PreTrafficCheck function', () => {
   it('has one hook per operation', () => {
@@ -69,39 +127,75 @@ describe('PreTrafficCheck function', () => {
   );
 
   it.each(operations)(
-    "gets $name's token from the stack's own pool, client and token URL, for its scope, but never the secret",
+    "gets $name's token from the stack's own pool, client and token URL, for the scopes of the operations its cases go to, but never the secret",
     (operation) => {
       const userPool = Object.keys(template.findResources('AWS::Cognito::UserPool'))[0];
       const client = Object.keys(template.findResources('AWS::Cognito::UserPoolClient'))[0];
       const [server] = onlyResource(template, 'AWS::Cognito::UserPoolResourceServer');
       const variables = variablesOf(template, operation);
+      const scopes = new Set([
+        operation.scope,
+        ...namedBy(operation).map((name) => byName(name).scope),
+      ]);
 
       expect(variables).toMatchObject({
         USER_POOL_ID: { Ref: userPool },
         CLIENT_ID: { Ref: client },
-        TOKEN_SCOPE: {
-          'Fn::Join': ['', [{ Ref: server }, `/${operation.scope.split('/')[1]}`]],
-        },
       });
-      expect(
-        evaluateCfn(template.toJSON() as CfnTemplate, variables.TOKEN_SCOPE, {
-          region: 'eu-west-1',
-          accountId: '123456789012',
-          resources: {},
-        }),
-      ).toBe(operation.scope);
+      // The resource server's scopes, as tokens carry them: the pool would refuse any other.
+      expect(JSON.stringify(variables.TOKEN_SCOPE)).toContain(JSON.stringify({ Ref: server }));
+      expect(evaluate(template, variables.TOKEN_SCOPE)).toBe([...scopes].join(' '));
       expect(template.toJSON().Outputs.TokenUrl.Value).toEqual(variables.TOKEN_URL);
       expect(JSON.stringify(variables)).not.toMatch(/secret/i);
     },
   );
 
   it.each(operations)(
+    "tells $name's hook the live alias of exactly the other operations its cases name",
+    (operation) => {
+      const variables = variablesOf(template, operation);
+      const named = namedBy(operation);
+
+      if (named.length === 0) expect(variables).not.toHaveProperty('OPERATION_TARGETS');
+      else {
+        expect(JSON.parse(String(evaluate(template, variables.OPERATION_TARGETS)))).toEqual(
+          Object.fromEntries(named.map((name) => [name, `${deployedArn(byName(name))}:live`])),
+        );
+      }
+    },
+  );
+
+  it("sends create-plant's cleanup to delete-plant's live alias: no test plant stays behind", () => {
+    const createPlant = byName('create-plant');
+
+    expect(namedBy(createPlant)).toEqual(['delete-plant']);
+    expect(
+      JSON.parse(String(evaluate(template, variablesOf(template, createPlant).OPERATION_TARGETS))),
+    ).toEqual({ 'delete-plant': `${deployedArn(byName('delete-plant'))}:live` });
+  });
+
+  it.each(operations)(
+    "names no alias in $name's hook or its role: its check waits for no other operation's traffic shift",
+    (operation) => {
+      const aliases = Object.keys(template.findResources('AWS::Lambda::Alias'));
+      const [, hook] = hookOf(template, operation);
+      const written = JSON.stringify([hook, hookStatements(template, operation)]);
+
+      expect(aliases).toHaveLength(operations.length);
+      expect(aliases.filter((alias) => written.includes(`"${alias}"`))).toEqual([]);
+    },
+  );
+
+  it.each(operations)(
     'with an external issuer, gives $name no token settings: it runs only the checks without a token',
     (operation) => {
-      expect(Object.keys(variablesOf(external, operation)).sort()).toEqual([
-        'OPERATION',
-        'TARGET_FUNCTION_ARN',
-      ]);
+      expect(Object.keys(variablesOf(external, operation)).sort()).toEqual(
+        [
+          'OPERATION',
+          'TARGET_FUNCTION_ARN',
+          ...(namedBy(operation, false).length === 0 ? [] : ['OPERATION_TARGETS']),
+        ].sort(),
+      );
     },
   );
 
@@ -115,7 +209,7 @@ describe('PreTrafficCheck function', () => {
 
 describe('PreTrafficCheck role', () => {
   it.each(operations)(
-    "lets $name's hook invoke exactly its new version, report to its deployment group and read this pool",
+    "lets $name's hook invoke, write its log, report to its deployment group and read this pool, nothing more",
     (operation) => {
       const [versionId] = operationResource(
         template,
@@ -141,7 +235,14 @@ describe('PreTrafficCheck role', () => {
           Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
           Resource: { 'Fn::GetAtt': [LogGroup.Ref, 'Arn'] },
         },
-        { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { Ref: versionId } },
+        {
+          Effect: 'Allow',
+          Action: 'lambda:InvokeFunction',
+          Resource:
+            namedBy(operation).length === 0
+              ? { Ref: versionId }
+              : expect.arrayContaining([{ Ref: versionId }]),
+        },
         {
           Effect: 'Allow',
           Action: 'cognito-idp:DescribeUserPoolClient',
@@ -169,6 +270,30 @@ describe('PreTrafficCheck role', () => {
           },
         },
       ]);
+    },
+  );
+
+  it.each(operations)(
+    "lets $name's hook invoke its new version and the live alias of each other operation its cases name, none else",
+    (operation) => {
+      expect(invokable(template, operation)).toEqual(
+        [
+          `${deployedArn(operation)}:7`,
+          ...namedBy(operation).map((name) => `${deployedArn(byName(name))}:live`),
+        ].toSorted(),
+      );
+    },
+  );
+
+  it.each(operations)(
+    "with an external issuer, lets $name's hook invoke only the aliases of the cases sent without a token",
+    (operation) => {
+      expect(invokable(external, operation)).toEqual(
+        [
+          `${deployedArn(operation)}:7`,
+          ...namedBy(operation, false).map((name) => `${deployedArn(byName(name))}:live`),
+        ].toSorted(),
+      );
     },
   );
 

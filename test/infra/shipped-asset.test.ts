@@ -14,6 +14,7 @@ import {
   freshPlantId,
   runCoreCases,
 } from '../../functions/pre-traffic-check/core-cases.ts';
+import { tokenScopesOf } from '../../functions/pre-traffic-check/hook-config.ts';
 import { payloadV2Event } from '../../functions/pre-traffic-check/invoke-version.ts';
 import {
   bundleFileName,
@@ -368,8 +369,10 @@ describe.each(operations)(
     });
 
     it('passes its pre-traffic cases, sent as its hook sends them to a new version', async () => {
+      // A case naming another operation (the delete after a create) goes to that one's asset.
       const send = async (request: CoreRequest): Promise<CoreAnswer> => {
-        const { answer } = await ask(operation, payloadV2Event(request, accountId, operation));
+        const target = byName(request.operation);
+        const { answer } = await ask(target, payloadV2Event(request, accountId, target));
         const body = answer.body ?? '';
         return {
           status: answer.statusCode ?? 0,
@@ -382,7 +385,7 @@ describe.each(operations)(
 
       const report = await runCoreCases(send, {
         id: freshPlantId(),
-        token: await cognitoAccessToken({ scope: operation.scope }),
+        token: await cognitoAccessToken({ scope: tokenScopesOf(operation).join(' ') }),
         cases: coreCasesOf(operation),
       });
 

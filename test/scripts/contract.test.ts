@@ -1,16 +1,29 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { operation as createPlant } from '../../functions/create-plant/operation.ts';
+import { operation as deletePlant } from '../../functions/delete-plant/operation.ts';
+import { type Operation, operations, routeKey } from '../../functions/operations.ts';
+import { coreCasesOf } from '../../functions/pre-traffic-check/core-cases.ts';
+import {
+  type ContractOptions,
+  contractReport,
+  defaults,
+  runContract,
+  sampleCases,
+} from '../../scripts/contract.ts';
+import { sampleHttpRequest } from '../../scripts/sample-request.ts';
 import { useTestApi } from '../support/local-api-fixture.ts';
+import { otherMethodRoutes } from '../support/unmatched-routes.ts';
 
 const contractScript = fileURLToPath(new URL('../../scripts/contract.ts', import.meta.url));
 const run = promisify(execFile);
 
-function runContract(args: string[]) {
+function runCommand(args: string[]) {
   // process.execPath is the Node 24 that runs vitest, which strips the script's types itself.
   return run(process.execPath, [contractScript, ...args]);
 }
@@ -20,11 +33,50 @@ function statusColumns(stdout: string): string[] {
   return (/^operation\s+(.*)$/m.exec(stdout)?.[1] ?? '').trim().split(/\s+/);
 }
 
+/** The status table: each row (`createPlant (POST /plants)`) and the count of each status in it. */
+function statusTable(stdout: string): Map<string, Map<number, number>> {
+  const [header = '', ...lines] = stdout.slice(stdout.search(/^operation /m)).split('\n');
+  const rows = lines.slice(0, lines.indexOf(''));
+  const columns = statusColumns(header).map(Number);
+  // Each row's name ends with its route in brackets; the cells are five characters wide.
+  const width = Math.max(...rows.map((row) => row.indexOf(')') + 1));
+  return new Map(
+    rows.map((row) => {
+      const cells = columns.map((status, index) => {
+        const cell = row.slice(width + 2 + 5 * index, width + 7 + 5 * index).trim();
+        return [status, Number(cell)] as const;
+      });
+      return [row.slice(0, width).trim(), new Map(cells.filter(([, count]) => count > 0))];
+    }),
+  );
+}
+
+/** The counts of the row of this operation's route, whatever the spec names the operation. */
+function rowOf(table: Map<string, Map<number, number>>, operation: Operation) {
+  const suffix = ` (${routeKey(operation)})`;
+  const rows = [...table].filter(([name]) => name.endsWith(suffix) && !name.startsWith('no route'));
+  expect(rows.map(([name]) => name)).toHaveLength(1);
+  return Object.fromEntries(rows[0]?.[1] ?? []);
+}
+
+const everyOperation = operations.map((operation) => [operation.name, operation] as const);
+
 describe('contract check (npm run contract) against the local API', () => {
   const local = useTestApi();
+  const runs: { withToken?: Promise<string>; withoutToken?: Promise<string> } = {};
 
-  it("passes with a token: generated bodies and parameters valid and invalid, auth, content type, size, unknown routes, a list walk, cursors, deletes and the pre-traffic hook's core cases, each status per operation in a table", async () => {
-    const { stdout } = await runContract(['--url', local.api.url, '--token', local.token]);
+  // Both at once, against the same API: each spends much of its time waiting for answers. The run
+  // without a token is made in this process, with the command line's defaults but for its runs.
+  beforeAll(() => {
+    runs.withToken = runCommand(['--url', local.api.url, '--token', local.token]).then(
+      (run) => run.stdout,
+    );
+    runs.withoutToken = inProcess({ url: local.api.url, runs: 20 });
+    for (const run of Object.values(runs)) run.catch(() => undefined);
+  });
+
+  it("passes with a token: generated bodies and parameters valid and invalid, auth, content type, size, unknown routes, a list walk, cursors, deletes, samples and the pre-traffic hook's core cases, each status per operation in a table", async () => {
+    const stdout = (await runs.withToken) ?? '';
 
     expect(statusColumns(stdout)).toStrictEqual([
       '200',
@@ -36,14 +88,7 @@ describe('contract check (npm run contract) against the local API', () => {
       '413',
       '415',
     ]);
-    // 401: four requests with no or a bad token, and the core case without one.
-    expect(stdout).toMatch(/^createPlant \(POST \/plants\)\s+\d+\s+\d+\s+5\s+\d+\s+1\s+2$/m);
-    // 400s and 401s beside the successes: no 404, no 409, no 415 for a list or a delete.
-    expect(stdout).toMatch(/^listPlants \(GET \/plants\)\s+\d+\s+\d+\s+4$/m);
-    expect(stdout).toMatch(/^deletePlant \(DELETE \/plants\/\{id\}\)\s+\d+\s+\d+\s+4$/m);
-    for (const route of ['PUT /plants', 'PATCH /plants', 'DELETE /plants', 'GET /plants/1']) {
-      expect(stdout).toMatch(new RegExp(`^no route \\(${route}\\)\\s+1$`, 'm'));
-    }
+    expect(rowOf(statusTable(stdout), createPlant)).toMatchObject({ 409: expect.any(Number) });
     const walk = /^List walk: (\d+) pages, (\d+) plants, each of the (\d+) this run stored/m.exec(
       stdout,
     );
@@ -52,20 +97,76 @@ describe('contract check (npm run contract) against the local API', () => {
     expect(stdout).toMatch(/^PASS all \d+ answers are documented/m);
   });
 
-  it('passes without a token, sending only what needs none', async () => {
-    const { stdout } = await runContract(['--url', local.api.url, '--runs', '20']);
+  it.each(everyOperation)(
+    'sends %s, with a token, its sample and core cases, and gets 401 to four requests without a valid token and to its core case without one',
+    async (_name, operation) => {
+      const row = rowOf(statusTable((await runs.withToken) ?? ''), operation);
+      const { body } = operation.sample.request('1');
 
-    expect(statusColumns(stdout)).toStrictEqual(['401', '404']);
-    // 20 generated requests and four with no or a bad token; for create also the core case.
-    expect(stdout).toMatch(/^createPlant \(POST \/plants\)\s+25$/m);
-    expect(stdout).toMatch(/^listPlants \(GET \/plants\)\s+24$/m);
-    expect(stdout).toMatch(/^deletePlant \(DELETE \/plants\/\{id\}\)\s+24$/m);
-    expect(stdout).not.toMatch(/^List walk/m);
-    expect(stdout).toMatch(/^PASS /m);
+      expect(row[401]).toBe(5);
+      expect(row[operation.sample.status]).toBeGreaterThan(0);
+      // Only a route the spec does not list gets the HTTP API's 404.
+      expect(row[404]).toBeUndefined();
+      // With a body: text/plain and no content type (415) and one byte too many (413).
+      expect([row[413], row[415]]).toStrictEqual(
+        body === undefined ? [undefined, undefined] : [1, 2],
+      );
+    },
+  );
+
+  it.each(everyOperation)(
+    'sends %s its sample about a fresh id no plant has, expecting the status it declares, and deletes the id after',
+    (_name, operation) => {
+      const cases = sampleCases('t');
+      const deletes = cases.slice(operations.length);
+      const ids = deletes.map(({ path }) => decodeURIComponent(path.split('/').at(-1) ?? ''));
+      const index = operations.indexOf(operation);
+      const id = ids[index] ?? '';
+
+      expect(cases[index]).toMatchObject({
+        ...sampleHttpRequest(operation, id, 't'),
+        expect: [operation.sample.status],
+      });
+      expect(deletes[index]).toMatchObject({
+        ...sampleHttpRequest(deletePlant, id, 't'),
+        expect: [204],
+      });
+      // An id of its own in each run: none the other operations' samples are about.
+      expect(new Set(ids).size).toBe(operations.length);
+    },
+  );
+
+  it("counts each route the spec does not list once, each as the HTTP API's 404", async () => {
+    const table = statusTable((await runs.withToken) ?? '');
+    const unlisted = [
+      ...otherMethodRoutes(),
+      { method: 'GET', path: '/contract-check/no-such-route' },
+    ];
+
+    for (const { method, path } of unlisted) {
+      expect(Object.fromEntries(table.get(`no route (${method} ${path})`) ?? [])).toStrictEqual({
+        404: 1,
+      });
+    }
+    expect([...table.keys()].filter((name) => name.startsWith('no route'))).toHaveLength(
+      unlisted.length,
+    );
   });
 
+  it.each(everyOperation)(
+    'sends %s, without a token, only what needs none: 20 generated requests, four more and its core case, each a 401',
+    async (_name, operation) => {
+      const stdout = (await runs.withoutToken) ?? '';
+
+      expect(statusColumns(stdout)).toStrictEqual(['401', '404']);
+      expect(rowOf(statusTable(stdout), operation)).toStrictEqual({ 401: 25 });
+      expect(stdout).not.toMatch(/^List walk/m);
+      expect(stdout).toMatch(/^PASS /m);
+    },
+  );
+
   it('exits 2 with the usage when --url is missing', async () => {
-    const failed = runContract(['--token', local.token]);
+    const failed = runCommand(['--token', local.token]);
 
     await expect(failed).rejects.toMatchObject({
       code: 2,
@@ -74,56 +175,61 @@ describe('contract check (npm run contract) against the local API', () => {
   });
 });
 
-describe('contract check (npm run contract) against a list that loops and leaves plants out', () => {
-  let server: Server;
+/** A stand-in API on a free loopback port, closed once the test has finished. */
+async function fakeApi(
+  onTestFinished: (fn: () => void) => void,
+  answer: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<string> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => answer(req, Buffer.concat(chunks).toString(), res));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  onTestFinished(() => server.close());
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
-  beforeAll(async () => {
+/** The exit code and output of a run that is expected to fail. */
+function failedRun(url: string) {
+  return runCommand(['--url', url, '--token', 'x', '--runs', '10']).then(
+    () => ({ code: 0, stdout: '' }),
+    (error: { code: number; stdout: string }) => error,
+  );
+}
+
+/** What `npm run contract` prints, from a run in this process: the checks, without the process. */
+async function inProcess(options: Partial<ContractOptions> & { url: string }): Promise<string> {
+  return contractReport(await runContract({ ...defaults, ...options }));
+}
+
+// Side by side: each run spends most of its time starting its process.
+describe.concurrent('contract check (npm run contract) against APIs that break it', () => {
+  it('fails on a list walk that loops and leaves plants out, naming the loop and each stored plant it does not list', async ({
+    onTestFinished,
+    expect,
+  }) => {
     // Every answer in the spec's shapes: creates echo the name, deletes are 204, and every page
     // is empty with a next link to the same page.
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const headers = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-        if (req.method === 'DELETE')
-          return res.writeHead(204, { 'cache-control': 'no-store' }).end();
-        if (req.method === 'GET') {
-          const link = '</plants?limit=10&cursor=again>; rel="next"';
-          return res.writeHead(200, { ...headers, link }).end('[]');
-        }
-        let name = 'Fern';
-        try {
-          name = JSON.parse(Buffer.concat(chunks).toString()).name ?? name;
-        } catch {
-          // A body that is not JSON gets the default name.
-        }
-        res.writeHead(200, headers).end(JSON.stringify({ name }));
-      });
+    const url = await fakeApi(onTestFinished, (req, body, res) => {
+      const headers = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+      if (req.method === 'DELETE') return res.writeHead(204, { 'cache-control': 'no-store' }).end();
+      if (req.method === 'GET') {
+        const link = '</plants?limit=10&cursor=again>; rel="next"';
+        return res.writeHead(200, { ...headers, link }).end('[]');
+      }
+      let name = 'Fern';
+      try {
+        name = JSON.parse(body).name ?? name;
+      } catch {
+        // A body that is not JSON gets the default name.
+      }
+      res.writeHead(200, headers).end(JSON.stringify({ name }));
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-  });
 
-  afterAll(async () => {
-    server?.close();
-  });
+    const { code, stdout } = await failedRun(url);
 
-  it('fails on the walk, naming the loop and each stored plant it does not list', async () => {
-    const { port } = server.address() as AddressInfo;
-
-    const failed = runContract([
-      '--url',
-      `http://127.0.0.1:${port}`,
-      '--token',
-      'x',
-      '--runs',
-      '10',
-    ]);
-
-    const { code, stdout } = await failed.then(
-      () => ({ code: 0, stdout: '' }),
-      (error: { code: number; stdout: string }) => error,
-    );
     expect(code).toBe(1);
     expect(stdout).toMatch(/^FAIL GET \/plants\?limit=10&cursor=again \(list walk, page 2\)$/m);
     expect(stdout).toContain(
@@ -132,27 +238,9 @@ describe('contract check (npm run contract) against a list that loops and leaves
     expect(stdout).toMatch(/^FAIL GET \/plants\?limit=10 \(list walk\)$/m);
     expect(stdout).toMatch(/^ {2}- plant -?\d+, stored before the walk, is listed 0 times$/m);
   });
-});
-
-describe('contract check (npm run contract) against a server that breaks the spec', () => {
-  let server: Server;
-  let answer: { status: number; headers: Record<string, string>; body: string };
-
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(answer.status, answer.headers).end(answer.body));
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-  });
-
-  afterAll(async () => {
-    server?.close();
-  });
 
   const json = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-  it.each([
+  it.for([
     [
       'a status the spec does not document',
       { status: 418, headers: json, body: '{"error":418,"message":"I am a teapot"}' },
@@ -168,35 +256,28 @@ describe('contract check (npm run contract) against a server that breaks the spe
       { status: 401, headers: json, body: '{"error":401,"message":"No token"}' },
       /header WWW-Authenticate is required but absent/,
     ],
-  ])('fails on %s, naming the request and the answer', async (_case, wrong, violation) => {
-    answer = wrong;
-    const { port } = server.address() as AddressInfo;
+  ] as const)(
+    "fails on %s, naming the request, the answer and every operation's core case without a token",
+    async ([, wrong, violation], { onTestFinished, expect }) => {
+      const url = await fakeApi(onTestFinished, (_req, _body, res) =>
+        res.writeHead(wrong.status, wrong.headers).end(wrong.body),
+      );
 
-    const failed = runContract([
-      '--url',
-      `http://127.0.0.1:${port}`,
-      '--token',
-      'x',
-      '--runs',
-      '10',
-    ]);
+      const stdout = await inProcess({ url, token: 'x', runs: 10 });
 
-    const { code, stdout } = await failed.then(
-      () => ({ code: 0, stdout: '' }),
-      (error: { code: number; stdout: string }) => error,
-    );
-    expect(code).toBe(1);
-    expect(stdout).toMatch(/^FAIL POST \/plants \(no token\)$/m);
-    expect(stdout).toMatch(
-      /^ {2}request: content-type application\/json, without Authorization, body "\{.*\}" \(\d+ bytes\)$/m,
-    );
-    expect(stdout).toContain(
-      `  answer:  ${wrong.status}, content-type application/json, body ${JSON.stringify(wrong.body)}`,
-    );
-    expect(stdout).toMatch(violation);
-    expect(stdout).toMatch(
-      /^FAIL POST \/plants \(core case: a create without a token gets 401 with the Bearer challenge\)$/m,
-    );
-    expect(stdout).toMatch(/^FAIL \d+ of \d+ requests$/m);
-  });
+      expect(stdout).toMatch(/^FAIL POST \/plants \(no token\)$/m);
+      expect(stdout).toMatch(
+        /^ {2}request: content-type application\/json, without Authorization, body "\{.*\}" \(\d+ bytes\)$/m,
+      );
+      expect(stdout).toContain(
+        `  answer:  ${wrong.status}, content-type application/json, body ${JSON.stringify(wrong.body)}`,
+      );
+      expect(stdout).toMatch(violation);
+      for (const operation of operations) {
+        const [withoutToken] = coreCasesOf(operation);
+        expect(stdout).toContain(`(core case: ${withoutToken?.name})\n`);
+      }
+      expect(stdout).toMatch(/^FAIL \d+ of \d+ requests$/m);
+    },
+  );
 });

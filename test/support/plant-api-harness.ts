@@ -139,13 +139,14 @@ export async function startPlantApi(options: PlantApiOptions = {}): Promise<Plan
 
 type MakeHandler = (
   dependencies: OperationDependencies<PlantStore>,
-) => (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+) => (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** An operation's `makeHandler`, from `functions/<name>/<name>.ts` as every operation names it. */
 async function makerOf(name: string): Promise<MakeHandler> {
-  const module: { makeHandler?: MakeHandler } = await import(
-    `../../functions/${name}/${name}.ts`
-  );
+  const module: { makeHandler?: MakeHandler } = await import(`../../functions/${name}/${name}.ts`);
   if (typeof module.makeHandler !== 'function') {
     throw new Error(`functions/${name}/${name}.ts exports no makeHandler`);
   }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import {
   generateWebhookSecret,
   webhookSecretFile,
@@ -148,21 +148,19 @@ describe.concurrent('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in it
     expect(receiver.received().map(({ body }) => body)).toEqual(['{"id":2,"name":"Announced"}']);
   });
 
-  it.each([
-    ['PLANTS_WEBHOOK_URL', 'ftp://127.0.0.1/hook', /PLANTS_WEBHOOK_URL must be an http/],
-    ['PLANTS_WEBHOOK_URL', 'not a url', /PLANTS_WEBHOOK_URL is not a URL/],
-    ['PLANTS_WEBHOOK_SECRET', 'hunter2-secret', /PLANTS_WEBHOOK_SECRET must start with whsec_/],
-    ['PLANTS_WEBHOOK_SECRET', 'whsec_c2hvcnQ=', /PLANTS_WEBHOOK_SECRET is not usable: .*5 bytes/],
-  ])('refuses to start with %s=%s, saying why', async (name, value, why) => {
+  // Each value it refuses, and why, is test/dev-server/config.test.ts's: this is how main.ts says so.
+  it('refuses to start with a PLANTS_WEBHOOK_SECRET it cannot use, saying why and not repeating it', async ({
+    expect,
+  }) => {
     const server = runScript('dev-server/main.ts', {
       PORT: '0',
       PLANTS_DATA_DIR: 'memory',
       PLANTS_WEBHOOK_URL: 'http://127.0.0.1:4000/',
-      [name]: value,
+      PLANTS_WEBHOOK_SECRET: 'hunter2-secret',
     });
 
     expect(await server.exited).toBe(1);
-    expect(server.stderr()).toMatch(why);
-    if (name === 'PLANTS_WEBHOOK_SECRET') expect(server.stderr()).not.toContain(value);
+    expect(server.stderr()).toMatch(/PLANTS_WEBHOOK_SECRET must start with whsec_/);
+    expect(server.stderr()).not.toContain('hunter2-secret');
   });
 });

@@ -63,13 +63,13 @@ describe('runCoreCases against the local API', () => {
     });
     expect(sent.map((request) => request.headers.authorization)).toEqual([
       undefined,
-      `Bearer ${local.token}`,
-      `Bearer ${local.token}`,
-      `Bearer ${local.token}`,
+      ...coreCases.slice(1).map(() => `Bearer ${local.token}`),
     ]);
     expect(sent[1]?.body).toBe(
       `{"id":${id},"name":"${checkPlant.name}","tag":"${checkPlant.tag}"}`,
     );
+    // The last case deletes the plant the run created: the run leaves nothing behind.
+    expect(sent.at(-1)).toMatchObject({ operation: 'delete-plant', path: `/plants/${id}` });
   });
 
   it('without a token runs only the cases that need none, and skips the rest by name', async () => {
@@ -88,6 +88,7 @@ describe('runCoreCases against the local API', () => {
   it('fails the run when the id was already taken by another plant (the create gets 409)', async () => {
     const id = freshPlantId();
     await overHttp({
+      operation: 'create-plant',
       method: 'POST',
       path: '/plants',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${local.token}` },
@@ -118,6 +119,40 @@ describe('runCoreCases against the local API', () => {
     await expect(
       runCoreCases(unreachable, { id: freshPlantId(), token: local.token, cases: coreCases }),
     ).rejects.toThrow('connection refused');
+  });
+
+  it('still sends the cases marked always after a send that throws, then ends with its error', async () => {
+    sent.length = 0;
+    const id = freshPlantId();
+    let sends = 0;
+    // The create goes through, then the connection breaks once.
+    const breaksOnce: Send = async (request) => {
+      sends += 1;
+      if (sends === 3) throw new Error('connection reset');
+      return overHttp(request);
+    };
+
+    await expect(
+      runCoreCases(breaksOnce, { id, token: local.token, cases: coreCases }),
+    ).rejects.toThrow('connection reset');
+
+    const always = coreCases.filter((testCase) => testCase.always);
+    expect(always.map((testCase) => testCase.operation)).toEqual(['delete-plant']);
+    // The 401 and the create were answered; after the break, only the delete was sent.
+    expect(sent.map((request) => request.operation)).toEqual([
+      'create-plant',
+      'create-plant',
+      'delete-plant',
+    ]);
+    const another = await overHttp({
+      operation: 'create-plant',
+      method: 'POST',
+      path: '/plants',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${local.token}` },
+      body: `{"id":${id},"name":"Someone else's fern"}`,
+    });
+    // Another plant may take the id (not 409): the plant the run created is gone.
+    expect(another.status).toBe(200);
   });
 });
 
@@ -226,9 +261,13 @@ describe('coreCasesOf', () => {
       const template = new RegExp(`^${operation.path.replace(/\{\w+\}/g, '[^/?]+')}(\\?|$)`);
 
       expect(cases.length).toBeGreaterThanOrEqual(3);
-      for (const testCase of cases) {
+      for (const testCase of cases.filter((each) => each.operation === operation.name)) {
         expect(testCase.method).toBe(operation.method);
         expect(testCase.path).toMatch(template);
+      }
+      for (const testCase of cases.filter((each) => each.operation !== operation.name)) {
+        const other = operationNamed(testCase.operation);
+        expect(testCase.method).toBe(other.method);
       }
       expect(cases[0]).toMatchObject({
         needsToken: false,

@@ -4,9 +4,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localAwsCredentials } from '../../../dev-server/dynamodb.ts';
 import { operations, routeKey } from '../../../functions/operations.ts';
 import { coreCasesOf } from '../../../functions/pre-traffic-check/core-cases.ts';
 import {
@@ -36,6 +38,12 @@ const operationNamed = (name: string) => {
 const coreCases = coreCasesOf(operationNamed('create-plant'));
 /** The plant POST /plants's cases create, as its operation.ts declares them. */
 const checkPlant = { name: 'Pre-traffic check', tag: 'pre-traffic-check' };
+/** The plant as the table holds it, once the create stored it. */
+const storedCheckPlant = (id: string) => ({
+  id: { N: id },
+  name: { S: checkPlant.name },
+  tag: { S: checkPlant.tag },
+});
 
 /**
  * The BeforeAllowTraffic hook, bundled as its construct ships it (`@aws-sdk/*` left to the
@@ -43,8 +51,9 @@ const checkPlant = { name: 'Pre-traffic check', tag: 'pre-traffic-check' };
  * loopback. The fake Lambda's Invoke runs the assets `cdk synth` writes, each in a Lambda-like
  * process with the template's environment (as test/infra/shipped-asset.test.ts runs them): the
  * create-plant asset once as a good version, once as a version whose table does not exist, which
- * answers 500; the list and delete assets as good versions. Its tokens come from a Cognito-like
- * token endpoint over TLS.
+ * answers 500; the list and delete assets as good versions, the delete asset also as delete-plant's
+ * live alias, where create-plant's cleanup goes. Its tokens come from a Cognito-like token
+ * endpoint over TLS.
  */
 
 const region = 'eu-west-1';
@@ -55,7 +64,16 @@ const functionArn = `arn:aws:lambda:${region}:${accountId}:function:PlantStore-t
 const goodVersion = `${functionArn}:7`;
 const brokenVersion = `${functionArn}:8`;
 const crashingVersion = `${functionArn}:9`;
+/** Stores the plant of the first create it is asked, then crashes on every request with a token. */
+const crashingAfterCreateVersion = `${functionArn}:10`;
 const missingVersion = `${functionArn}:99`;
+/** An operation's live alias: where the hook sends the cases that name that operation. */
+const liveAlias = (name: string) =>
+  `arn:aws:lambda:${region}:${accountId}:function:PlantStore-test-${name}:live`;
+/** Where create-plant's cases naming another operation go: its cleanup, a delete. */
+const createTargets = {
+  OPERATION_TARGETS: JSON.stringify({ 'delete-plant': liveAlias('delete-plant') }),
+};
 /** The list and delete functions' versions, run from their assets in cdk.out. */
 const operationVersion = (name: string) =>
   `arn:aws:lambda:${region}:${accountId}:function:PlantStore-test-${name}:5`;
@@ -73,6 +91,8 @@ const refusal = {
 
 let ca: ThrowawayCa;
 let db: DynaliteServer;
+/** Reads the table past the API, to count what a run left in it. */
+let store: DynamoDBClient;
 let pool: CognitoPool;
 let storeEndpoint: HttpsEndpoint;
 let fakeAws: FakeAws;
@@ -82,11 +102,20 @@ let listing: LambdaProcess;
 let deleting: LambdaProcess;
 let hookSpec: LambdaFunctionSpec;
 const temporary: string[] = [];
+/** What the table held under the id of each delete that reached delete-plant's live alias. */
+const atCleanup: { readonly id: string; readonly stored: unknown }[] = [];
+/** The bodies of the creates the version that crashes after its create has answered. */
+const createdBefore = new Set<string>();
 
 beforeAll(async () => {
   ca = await createThrowawayCa();
   temporary.push(ca.dir);
-  const [assembly, hookDir] = await Promise.all([synthesizeApp(), bundleHook(), openStore()]);
+  // Only the assets and the templates are read: CloudFormation validation would change neither.
+  const [assembly, hookDir] = await Promise.all([
+    synthesizeApp({ validate: false }),
+    bundleHook(),
+    openStore(),
+  ]);
   temporary.push(assembly.outdir, path.dirname(hookDir));
   pool = await startCognitoPool({ userPoolId, client, ca });
 
@@ -123,6 +152,19 @@ beforeAll(async () => {
       [goodVersion]: (event) => good.invoke(event),
       [brokenVersion]: (event) => broken.invoke(event),
       [crashingVersion]: async () => ({ ok: false, error: 'Error: the handler threw\n    at x' }),
+      [crashingAfterCreateVersion]: async (event) => {
+        const { headers, body = '' } = event as APIGatewayProxyEventV2;
+        if (!('authorization' in headers) || !createdBefore.has(body)) {
+          createdBefore.add(body);
+          return good.invoke(event);
+        }
+        return { ok: false, error: 'Error: the handler threw after the create\n    at x' };
+      },
+      [liveAlias('delete-plant')]: async (event) => {
+        const id = (event as APIGatewayProxyEventV2).pathParameters?.id ?? '';
+        atCleanup.push({ id, stored: await db.getItem(db.tableName, id) });
+        return deleting.invoke(event);
+      },
       [operationVersion('list-plants')]: (event) => listing.invoke(event),
       [operationVersion('delete-plant')]: (event) => deleting.invoke(event),
       ...Object.fromEntries(
@@ -149,6 +191,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([good?.close(), broken?.close(), listing?.close(), deleting?.close()]);
   await Promise.all([fakeAws?.close(), pool?.close(), storeEndpoint?.close()]);
+  store?.destroy();
   await db?.close();
   await Promise.all(temporary.map((dir) => rm(dir, { recursive: true, force: true })));
 });
@@ -156,6 +199,16 @@ afterAll(async () => {
 async function openStore() {
   db = await startDynalite();
   storeEndpoint = await startHttpsEndpoint(new URL(db.endpoint), ca);
+  const { region: storeRegion, ...credentials } = localAwsCredentials;
+  store = new DynamoDBClient({ region: storeRegion, endpoint: db.endpoint, credentials });
+}
+
+/** How many plants the table holds: a run, passed or failed, leaves it as it found it (empty). */
+async function plantsLeft(): Promise<number> {
+  const { Count = 0 } = await store.send(
+    new ScanCommand({ TableName: db.tableName, Select: 'COUNT', ConsistentRead: true }),
+  );
+  return Count;
 }
 
 /**
@@ -267,11 +320,13 @@ function expectReportedLast(run: HookRun, status: string): void {
 }
 
 describe('the pre-traffic hook, with the pool configured', () => {
-  it('passes a good version: 401 without a token, 200 create, 200 replay, 400 for a bad body', async () => {
+  it('passes a good version: 401 without a token, 200 create, 200 replay, 400 for a bad body, then deletes the plant through delete-plant', async () => {
     const tokensBefore = pool.tokenRequests();
+    const cleanupsBefore = atCleanup.length;
 
     const run = await runHook({
       ...tokenVariables,
+      ...createTargets,
       TOKEN_URL: pool.tokenUrl,
       TARGET_FUNCTION_ARN: goodVersion,
       OPERATION: 'create-plant',
@@ -285,25 +340,34 @@ describe('the pre-traffic hook, with the pool configured', () => {
       input: { UserPoolId: userPoolId, ClientId: client.id },
     });
     expect(pool.tokenRequests()).toBe(tokensBefore + 1);
-    const events = invokes(run).map((call) => {
-      expect(call.functionName).toBe(goodVersion);
-      return call.input as APIGatewayProxyEventV2;
-    });
-    expect(events.map((event) => [event.version, event.routeKey])).toEqual(
-      coreCases.map(() => ['2.0', 'POST /plants']),
-    );
+    const calls = invokes(run);
+    expect(calls.map((call) => call.functionName)).toEqual([
+      goodVersion,
+      goodVersion,
+      goodVersion,
+      goodVersion,
+      liveAlias('delete-plant'),
+    ]);
+    const events = calls.map((call) => call.input as APIGatewayProxyEventV2);
+    expect(events.map((event) => [event.version, event.routeKey])).toEqual([
+      ['2.0', 'POST /plants'],
+      ['2.0', 'POST /plants'],
+      ['2.0', 'POST /plants'],
+      ['2.0', 'POST /plants'],
+      ['2.0', 'DELETE /plants/{id}'],
+    ]);
     expect(events.map((event) => 'authorization' in event.headers)).toEqual([
       false,
       true,
       true,
       true,
+      true,
     ]);
     const id = /"id":(-?\d+)/.exec(events[1]?.body ?? '')?.[1] ?? '';
-    expect(await db.getItem(db.tableName, id)).toEqual({
-      id: { N: id },
-      name: { S: checkPlant.name },
-      tag: { S: checkPlant.tag },
-    });
+    expect(events[4]).toMatchObject({ rawPath: `/plants/${id}`, pathParameters: { id } });
+    // The create stored the plant, and the delete that reached delete-plant took it away.
+    expect(atCleanup.slice(cleanupsBefore)).toEqual([{ id, stored: storedCheckPlant(id) }]);
+    expect(await plantsLeft()).toBe(0);
     expect(verdict(run)).toMatchObject({
       level: 'info',
       status: 'Succeeded',
@@ -321,6 +385,7 @@ describe('the pre-traffic hook, with the pool configured', () => {
   it('uses a fresh plant id on every run', async () => {
     const variables = {
       ...tokenVariables,
+      ...createTargets,
       TOKEN_URL: pool.tokenUrl,
       TARGET_FUNCTION_ARN: goodVersion,
       OPERATION: 'create-plant',
@@ -331,11 +396,13 @@ describe('the pre-traffic hook, with the pool configured', () => {
     expect(first.reported).toEqual(['Succeeded']);
     expect(second.reported).toEqual(['Succeeded']);
     expect(verdict(first)?.plantId).not.toBe(verdict(second)?.plantId);
+    expect(await plantsLeft()).toBe(0);
   });
 
-  it('fails a version that answers 500 (its table does not exist)', async () => {
+  it('fails a version that answers 500 (its table does not exist), and still sends the delete', async () => {
     const run = await runHook({
       ...tokenVariables,
+      ...createTargets,
       TOKEN_URL: pool.tokenUrl,
       TARGET_FUNCTION_ARN: brokenVersion,
       OPERATION: 'create-plant',
@@ -343,13 +410,53 @@ describe('the pre-traffic hook, with the pool configured', () => {
 
     expect(run.result.error).toBeUndefined();
     expectReportedLast(run, 'Failed');
-    expect(invokes(run).every((call) => call.functionName === brokenVersion)).toBe(true);
+    expect(invokes(run).map((call) => call.functionName)).toEqual([
+      brokenVersion,
+      brokenVersion,
+      brokenVersion,
+      brokenVersion,
+      liveAlias('delete-plant'),
+    ]);
     const line = verdict(run);
     expect(line).toMatchObject({ level: 'error', status: 'Failed', target: brokenVersion });
     expect(line?.cases).toContainEqual({
       name: coreCases[1]?.name,
       status: 500,
       problems: expect.arrayContaining(['status 500, expected 200']),
+    });
+    expect(line?.cases).toContainEqual({ name: coreCases.at(-1)?.name, status: 204, problems: [] });
+    expect(await plantsLeft()).toBe(0);
+  });
+
+  it('still deletes its plant when the version crashes after storing it, and reports Failed', async () => {
+    const cleanupsBefore = atCleanup.length;
+
+    const run = await runHook({
+      ...tokenVariables,
+      ...createTargets,
+      TOKEN_URL: pool.tokenUrl,
+      TARGET_FUNCTION_ARN: crashingAfterCreateVersion,
+      OPERATION: 'create-plant',
+    });
+
+    expect(run.result.error).toBeUndefined();
+    expectReportedLast(run, 'Failed');
+    // The 401, the create, the replay that crashed; the case after it is not sent, the delete is.
+    const calls = invokes(run);
+    expect(calls.map((call) => call.functionName)).toEqual([
+      crashingAfterCreateVersion,
+      crashingAfterCreateVersion,
+      crashingAfterCreateVersion,
+      liveAlias('delete-plant'),
+    ]);
+    const id = /"id":(-?\d+)/.exec(
+      (calls[1]?.input as APIGatewayProxyEventV2 | undefined)?.body ?? '',
+    )?.[1];
+    expect(atCleanup.slice(cleanupsBefore)).toEqual([{ id, stored: storedCheckPlant(id ?? '') }]);
+    expect(await plantsLeft()).toBe(0);
+    expect(verdict(run)).toMatchObject({
+      status: 'Failed',
+      error: [expect.stringMatching(/^VersionFailedError: .*:10 failed \(Unhandled\)/)],
     });
   });
 
@@ -366,6 +473,7 @@ describe('the pre-traffic hook, with the pool configured', () => {
       const run = await runHook(
         {
           ...tokenVariables,
+          ...createTargets,
           TOKEN_URL: `${front.url.origin}/oauth2/token`,
           TARGET_FUNCTION_ARN: goodVersion,
           OPERATION: 'create-plant',
@@ -516,6 +624,16 @@ describe('the pre-traffic hook, when it cannot check', () => {
       'the pool is half configured',
       { TARGET_FUNCTION_ARN: goodVersion, OPERATION: 'create-plant', USER_POOL_ID: userPoolId },
       /USER_POOL_ID set without TOKEN_URL, CLIENT_ID/,
+    ],
+    [
+      "create-plant's cases name delete-plant, but the hook is not told its function",
+      {
+        ...tokenVariables,
+        TOKEN_URL: 'https://auth.invalid/oauth2/token',
+        TARGET_FUNCTION_ARN: goodVersion,
+        OPERATION: 'create-plant',
+      },
+      /OPERATION_TARGETS is not set, and create-plant's cases name delete-plant/,
     ],
   ])('still reports Failed when %s, naming the variable', async (_case, variables, error) => {
     const run = await runHook(variables);
