@@ -1,9 +1,22 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+const include = ['test/**/*.test.ts'];
+
+/**
+ * The test files that replace a module (`vi.mock`): they need a module graph of their own. Every
+ * other file shares its worker's modules with the files that ran there before it, which saves
+ * importing the AWS SDK, the CDK and the handlers' modules again for each file
+ * (docs/decisions/0131-test-files-share-modules.md).
+ */
+const mocking = readdirSync('test', { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/${file}`)
+  .filter((file) => /\bvi\.(?:mock|doMock|resetModules)\(/.test(readFileSync(file, 'utf8')));
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // One test file more than there are cores, not Vitest's default of one fewer (a single worker
     // on a 2-core machine): many files spend much of their time waiting on servers, child
     // processes and timeouts, and the extra file uses the core they leave idle. See
@@ -13,5 +26,9 @@ export default defineConfig({
     // tests run hundreds of cases against them: a busy 2-core machine needs headroom.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'shared', include, exclude: mocking, isolate: false } },
+      { extends: true, test: { name: 'isolated', include: mocking, isolate: true } },
+    ],
   },
 });
