@@ -5,6 +5,7 @@ import type { components, paths } from './plant-store.generated.ts';
 
 export type Plant = components['schemas']['Plant'];
 export type NewPlant = components['schemas']['NewPlant'];
+export type PlantReplacement = components['schemas']['PlantReplacement'];
 export type PlantListItem = components['schemas']['PlantListItem'];
 export type ApiError = components['schemas']['Error'];
 export type PlantStoreClient = Client<paths>;
@@ -13,8 +14,8 @@ export interface PlantStoreClientOptions {
   /** The API's base URL: `http://127.0.0.1:3000` locally, the `ApiUrl` stack output on AWS. */
   readonly baseUrl: string;
   /**
-   * A bearer access token with the scopes of the operations called (`plants/read` to list,
-   * `plants/write` to create and delete), or a function that returns a current one (called for
+   * A bearer access token with the scopes of the operations called (`plants/read` to list and
+   * read, `plants/write` to create, replace and delete), or a function that returns a current one (called for
    * each request, so it can refresh). Without one, requests carry no Authorization.
    */
   readonly token?: string | (() => string | Promise<string>);
@@ -26,6 +27,9 @@ export interface PlantStoreClientOptions {
  * `const { data, error, response } = await client.POST('/plants', { body: { id: 1, name: 'Fern' } })`:
  * `data` is the Plant on 200, `error` the Error body otherwise. `client.DELETE('/plants/{id}',
  * { params: { path: { id } } })` answers 204 with no `data`; to list, `listPlantPages(client)`.
+ * A replace that loses no update sends the ETag its read answered:
+ * `client.PUT('/plants/{id}', { params: { path: { id }, header: { 'If-Match': etag } }, body })`,
+ * with `etag` from `(await client.GET('/plants/{id}', …)).response.headers.get('etag')`.
  */
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
   const client = createClient<paths>({

@@ -61,8 +61,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
+        /**
+         * Read a plant
+         * @description Answers the plant with this id, as a list item has it, and its strong `ETag`. Requires an
+         *     access token with the scope `plants/read`. The read is strongly consistent: it sees every
+         *     write answered before it.
+         *
+         *     With `If-None-Match` naming the plant's ETag (or `*`), the answer is `304` with the ETag and
+         *     no body. A read plant may be kept by the client and revalidated so (`Cache-Control:
+         *     private, no-cache`); every other answer is `no-store`.
+         */
+        get: operations["getPlant"];
+        /**
+         * Replace a plant
+         * @description Replaces the plant with this id: its `name`, and its `tag` (a body without `tag` leaves the
+         *     plant without one). Requires an access token with the scope `plants/write`. The rules and
+         *     limits are a create's (16384 bytes, the `Plant` schema).
+         *
+         *     A replace never creates: an id no plant has is a `404` (creating is `POST /plants`'s, with
+         *     its replay rule). Send `If-Match` with the ETag your read answered: if the plant has been
+         *     written since, the answer is `412` and nothing changes, so no update is ever lost; of
+         *     writers racing with the same `If-Match`, exactly one gets `200`. **Without `If-Match` the
+         *     replace is unconditional**, and overwrites whatever is stored. A replace is not a new
+         *     plant: it sends no webhook event.
+         */
+        put: operations["replacePlant"];
         post?: never;
         /**
          * Delete a plant
@@ -144,6 +167,10 @@ export interface components {
         /** @description A plant as `GET /plants` lists it: the `Plant` and its `id`, which `Plant`'s schema allows as a further property and a client needs to delete it. No `tag` when the plant has none. */
         PlantListItem: components["schemas"]["Plant"] & {
             id: components["schemas"]["PlantId"];
+        };
+        /** @description What `PUT /plants/{id}` takes: a `Plant`, by the same rules and limits as a create. An `id` is allowed, so that a client may send back what it read, only when it is exactly the path's id; the answer of any other is a `400` naming `id`. */
+        PlantReplacement: components["schemas"]["Plant"] & {
+            id?: components["schemas"]["PlantId"];
         };
         /**
          * Format: int64
@@ -260,6 +287,18 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The plant's id in canonical decimal form; `01`, `1.0`, `+1`, `-0`, `1e3`, `abc` and ids outside the int64 range (`9223372036854775808`) are a `400` naming `id`. */
+        PlantIdInPath: components["schemas"]["PlantId"];
+        /**
+         * @description `*` or a comma-separated list of at most 16 entity tags (`"…"` or `W/"…"`), compared weakly (RFC 9110 13.1.2): when one is the plant's ETag, the answer is `304` with no body. A malformed value, more than 16 tags, or `If-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
+         * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it the replace is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
+         * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
+         */
+        IfMatch: string;
         /**
          * @description The event's id, `msg_` and the table stream record's id: the same on every attempt of one event, different for every event. De-duplicate by it.
          * @example msg_c4ca4238a0b923820dcc509a6f75849b
@@ -284,6 +323,10 @@ export interface components {
         RetryAfter: number;
         /** @description Answers are never cached */
         CacheControl: "no-store";
+        /** @description A read plant may be kept by the client that read it, and must be revalidated with `If-None-Match` before each use (docs/decisions/0128-a-read-plant-is-private-no-cache.md) */
+        CacheControlRevalidate: "private, no-cache";
+        /** @description The plant's strong entity tag: it changes with every write of the plant, a create again after a delete included (docs/decisions/0127-etag-is-a-revision.md) */
+        ETag: string;
     };
     pathItems: never;
 }
@@ -477,13 +520,247 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getPlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `*` or a comma-separated list of at most 16 entity tags (`"…"` or `W/"…"`), compared weakly (RFC 9110 13.1.2): when one is the plant's ETag, the answer is `304` with no body. A malformed value, more than 16 tags, or `If-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
+                 * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The plant's id in canonical decimal form; `01`, `1.0`, `+1`, `-0`, `1e3`, `abc` and ids outside the int64 range (`9223372036854775808`) are a `400` naming `id`. */
+                id: components["parameters"]["PlantIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plant */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControlRevalidate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Fern",
+                     *       "tag": "indoor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlantListItem"];
+                };
+            };
+            /** @description `If-None-Match` names the plant's ETag: the copy the client has is current; no body */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControlRevalidate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not an int64 in canonical decimal form, or `If-None-Match` is malformed, lists more than 16 tags, or comes with `If-Match` (the message names `id` or the header) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "If-None-Match must be * or a list of entity tags such as \"abc\" or W/\"abc\", each in double quotes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The token is valid but lacks the scope `plants/read` */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "Token lacks the scope \"plants/read\""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No plant has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 404,
+                     *       "message": "No plant has id 1"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["GatewayContentTooLarge"];
+            421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replacePlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it the replace is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
+                 * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The plant's id in canonical decimal form; `01`, `1.0`, `+1`, `-0`, `1e3`, `abc` and ids outside the int64 range (`9223372036854775808`) are a `400` naming `id`. */
+                id: components["parameters"]["PlantIdInPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The plant's new content */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Fern",
+                 *       "tag": "outdoor"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlantReplacement"];
+            };
+        };
+        responses: {
+            /** @description The plant as replaced, with its new ETag */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Fern",
+                     *       "tag": "outdoor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlantListItem"];
+                };
+            };
+            /** @description The id is not an int64 in canonical decimal form, the body is not a Plant (the message names the field), an `id` in the body is not the path's, or `If-Match` is malformed, lists more than 16 tags, or comes with `If-None-Match` (the message names the header) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The token is valid but lacks the scope `plants/write` */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "Token lacks the scope \"plants/write\""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No plant has this id; nothing is created */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 404,
+                     *       "message": "No plant has id 1"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `If-Match` names none of the plant's ETags: it has been written since it was read; nothing changes */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 412,
+                     *       "message": "Plant 1 has changed since it was read: read it again, then retry with its ETag"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 16384 bytes (an `Error` from the API), or larger than 10 MB (a `GatewayMessage` from the gateway, which does not pass it on) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The Content-Type is missing or is not `application/json` (parameters such as charset are allowed) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     deletePlant: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description The plant's id in canonical decimal form; `01`, `1.0`, `+1`, `-0`, `1e3`, `abc` and ids outside the int64 range (`9223372036854775808`) are a `400` naming `id`. */
-                id: components["schemas"]["PlantId"];
+                id: components["parameters"]["PlantIdInPath"];
             };
             cookie?: never;
         };

@@ -47,7 +47,10 @@ export type CoreCase = {
   readonly id?: string;
   /** The query string, without `?`. */
   readonly query?: string;
-  /** `{{etag}}` in a value stands for the ETag of the latest answer that carried one. */
+  /**
+   * `{{etag}}` in a value stands for the ETag of the latest answer that carried one, and
+   * `{{previous-etag}}` for the one before it (which a later write made stale).
+   */
   readonly headers?: Readonly<Record<string, string>>;
   /** `{{id}}` stands for the run's plant id, written as a JSON number. Absent: no body. */
   readonly body?: string;

@@ -1,7 +1,9 @@
 import { operation as createPlant } from './create-plant/operation.ts';
 import { operation as deletePlant } from './delete-plant/operation.ts';
+import { operation as getPlant } from './get-plant/operation.ts';
 import { operation as listPlants } from './list-plants/operation.ts';
 import type { Operation } from './operation.ts';
+import { operation as replacePlant } from './replace-plant/operation.ts';
 
 /**
  * The API's operations: one import and one line each, in the order the docs list them. Each
@@ -12,6 +14,8 @@ import type { Operation } from './operation.ts';
 const declared = {
   createPlant,
   listPlants,
+  getPlant,
+  replacePlant,
   deletePlant,
 };
 
@@ -21,4 +25,11 @@ export const operations: readonly (Operation & { readonly name: OperationName })
   Object.values(declared);
 
 export { routeKey } from './operation.ts';
+
+/** The operation of the list with this name; throws for a name the list does not hold. */
+export function operationNamed(name: string): Operation & { readonly name: OperationName } {
+  const operation = operations.find((each) => each.name === name);
+  if (operation === undefined) throw new Error(`no operation of the list is named ${name}`);
+  return operation;
+}
 export type { Operation };

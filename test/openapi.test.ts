@@ -20,6 +20,7 @@ import {
   newPlantSchema,
   parseNewPlant,
   plantSchema,
+  replacementSchema,
 } from '../functions/plants/new-plant.ts';
 import { int64 } from '../functions/plants/plant.ts';
 import { loadOpenApiExchanges } from '../scripts/openapi-exchange.ts';
@@ -99,6 +100,10 @@ describe('openapi.yaml', () => {
     expect(fromOpenApi(schemas.NewPlant ?? {})).toStrictEqual(fromZod(newPlantSchema));
   });
 
+  it("documents PlantReplacement exactly as the zod schema validates PUT's body", () => {
+    expect(fromOpenApi(schemas.PlantReplacement ?? {})).toStrictEqual(fromZod(replacementSchema));
+  });
+
   it('documents Plant exactly as the zod schema defines it', () => {
     expect(fromOpenApi(schemas.Plant ?? {})).toStrictEqual(fromZod(plantSchema));
   });
@@ -138,7 +143,10 @@ describe('openapi.yaml', () => {
   });
 
   it('documents a listed plant as the Plant with the id NewPlant takes, and the path id the same', () => {
-    const [pathId] = deletePlant.parameters;
+    const [pathId] = deletePlant.parameters.map(
+      (parameter: { $ref?: string }) =>
+        document.components.parameters[parameter.$ref?.split('/').at(-1) ?? ''] ?? parameter,
+    );
 
     expect(fromOpenApi(schemas.PlantListItem ?? {})).toStrictEqual(fromZod(newPlantSchema));
     expect(listPlants.responses['200'].content['application/json'].schema).toStrictEqual({

@@ -6,7 +6,7 @@ import {
   requestPath,
   routeKey,
 } from '../operation.ts';
-import { operations } from '../operations.ts';
+import { operationNamed } from '../operations.ts';
 
 export type { ExpectedBody } from '../operation.ts';
 
@@ -41,6 +41,10 @@ export type Send = (request: CoreRequest) => Promise<CoreAnswer>;
 
 export const idPlaceholder = '{{id}}';
 export const etagPlaceholder = '{{etag}}';
+export const previousEtagPlaceholder = '{{previous-etag}}';
+
+/** The ETags of the answers so far that carried one: the latest, and the one before it. */
+export type EtagsSeen = { readonly latest?: string; readonly previous?: string };
 
 const jsonAnswer = /^application\/json\b/;
 const challenge = /^Bearer realm="plant-store"/;
@@ -117,13 +121,6 @@ function resolve(own: Operation, declared: CoreCase): ResolvedCase {
   };
 }
 
-function operationNamed(name: string): Operation {
-  const operation = operations.find((each) => each.name === name);
-  if (operation === undefined)
-    throw new Error(`a core case names no operation of the list: ${name}`);
-  return operation;
-}
-
 export type CaseResult = {
   readonly name: string;
   readonly status: number;
@@ -156,7 +153,7 @@ export async function runCoreCases(send: Send, options: RunOptions): Promise<Cor
   const { id, token, cases } = options;
   const results: CaseResult[] = [];
   const skipped: string[] = [];
-  let etag: string | undefined;
+  let etags: EtagsSeen = {};
   let failure: { readonly error: unknown } | undefined;
   for (const testCase of cases) {
     if (failure !== undefined && !testCase.always) continue;
@@ -164,7 +161,7 @@ export async function runCoreCases(send: Send, options: RunOptions): Promise<Cor
       skipped.push(testCase.name);
       continue;
     }
-    const request = requestOf(testCase, id, testCase.needsToken ? token : undefined, etag);
+    const request = requestOf(testCase, id, testCase.needsToken ? token : undefined, etags);
     let answer: CoreAnswer;
     try {
       answer = await send(request);
@@ -172,7 +169,9 @@ export async function runCoreCases(send: Send, options: RunOptions): Promise<Cor
       failure ??= { error };
       continue;
     }
-    etag = headerOf(answer, 'etag') ?? etag;
+    const etag = headerOf(answer, 'etag');
+    if (etag !== undefined && etag !== etags.latest)
+      etags = { latest: etag, previous: etags.latest };
     results.push({
       name: testCase.name,
       status: answer.status,
@@ -189,12 +188,14 @@ export function requestOf(
   testCase: ResolvedCase,
   id: string,
   token?: string,
-  etag?: string,
+  etags: EtagsSeen = {},
 ): CoreRequest {
   const headers = Object.fromEntries(
     Object.entries(testCase.headers).map(([name, value]) => [
       name,
-      value.replaceAll(etagPlaceholder, etag ?? ''),
+      value
+        .replaceAll(etagPlaceholder, etags.latest ?? '')
+        .replaceAll(previousEtagPlaceholder, etags.previous ?? ''),
     ]),
   );
   if (token !== undefined) headers.authorization = `Bearer ${token}`;

@@ -124,6 +124,37 @@ describe('createPlantStoreClient', () => {
     expect(after.map((plant) => plant.id)).toContain(kept);
   });
 
+  it('reads a plant with its ETag, and replaces it with If-Match: once, then 412 with the stale ETag', async () => {
+    const client = createPlantStoreClient({ baseUrl: local.api.url, token: local.token });
+    // Within 2^53: GET and PUT answer through openapi-fetch's JSON.parse (listPlantPages reads exact).
+    const id = 9007199254740991;
+    await client.POST('/plants', { body: { id, name: 'Fern', tag: 'indoor' } });
+
+    const read = await client.GET('/plants/{id}', { params: { path: { id } } });
+    const etag = read.response.headers.get('etag') ?? '';
+    const replaced = await client.PUT('/plants/{id}', {
+      params: { path: { id }, header: { 'If-Match': etag } },
+      body: { name: 'Palm' },
+    });
+    const stale = await client.PUT('/plants/{id}', {
+      params: { path: { id }, header: { 'If-Match': etag } },
+      body: { name: 'Moss' },
+    });
+    const current = await client.GET('/plants/{id}', {
+      params: {
+        path: { id },
+        header: { 'If-None-Match': replaced.response.headers.get('etag') ?? '' },
+      },
+    });
+
+    expect(read.data).toStrictEqual({ id, name: 'Fern', tag: 'indoor' });
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(replaced.data).toStrictEqual({ id, name: 'Palm' });
+    expect(stale.response.status).toBe(412);
+    expect(stale.error).toStrictEqual({ error: 412, message: expect.any(String) });
+    expect(current.response.status).toBe(304);
+  });
+
   it('throws PlantStoreError with the answer when a page is refused', async () => {
     const client = createPlantStoreClient({ baseUrl: local.api.url });
 

@@ -99,6 +99,22 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
     expect(eventsOf('Not Storm')).toHaveLength(0);
   });
 
+  it('delivers no event for a replace: a PUT is not a new plant', async () => {
+    expect((await create('{"id":2003,"name":"Chameleon"}')).status).toBe(200);
+    await until(() => acknowledgedOf('Chameleon').length === 1);
+
+    const replaced = await fetch(`${local.api.url}/plants/2003`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${local.token}`, 'content-type': 'application/json' },
+      body: '{"name":"Chameleon replaced"}',
+    });
+    await settled();
+
+    expect(replaced.status).toBe(200);
+    expect(eventsOf('Chameleon')).toHaveLength(1);
+    expect(eventsOf('Chameleon replaced')).toHaveLength(0);
+  });
+
   it('delivers a delete and re-create as two events with different webhook-ids', async () => {
     expect((await create('{"id":2002,"name":"Phoenix"}')).status).toBe(200);
     await until(() => acknowledgedOf('Phoenix').length === 1);

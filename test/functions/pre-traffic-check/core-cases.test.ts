@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../../functions/operations.ts';
+import { operationNamed, operations } from '../../../functions/operations.ts';
 import { int64 } from '../../../functions/plants/plant.ts';
 import {
   type CoreAnswer,
@@ -13,11 +13,6 @@ import {
 } from '../../../functions/pre-traffic-check/core-cases.ts';
 import { useTestApi } from '../../support/local-api-fixture.ts';
 
-const operationNamed = (name: string) => {
-  const operation = operations.find((each) => each.name === name);
-  if (operation === undefined) throw new Error(`no operation ${name}`);
-  return operation;
-};
 const coreCases = coreCasesOf(operationNamed('create-plant'));
 /** The plant POST /plants's cases create, as its operation.ts declares them. */
 const checkPlant = { name: 'Pre-traffic check', tag: 'pre-traffic-check' };

@@ -9,7 +9,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localAwsCredentials } from '../../../dev-server/dynamodb.ts';
-import { operations, routeKey } from '../../../functions/operations.ts';
+import { operationNamed, operations, routeKey } from '../../../functions/operations.ts';
 import { coreCasesOf } from '../../../functions/pre-traffic-check/core-cases.ts';
 import {
   findLambdaFunction,
@@ -30,11 +30,6 @@ import {
 } from '../../support/lambda-process.ts';
 import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca.ts';
 
-const operationNamed = (name: string) => {
-  const operation = operations.find((each) => each.name === name);
-  if (operation === undefined) throw new Error(`no operation ${name}`);
-  return operation;
-};
 const coreCases = coreCasesOf(operationNamed('create-plant'));
 /** The plant POST /plants's cases create, as its operation.ts declares them. */
 const checkPlant = { name: 'Pre-traffic check', tag: 'pre-traffic-check' };
