@@ -35,6 +35,8 @@ declare module 'dynalite/db/index.js' {
     /** dynalite wraps it; called without a callback it returns the write's promise. */
     batch(operations: LevelOperation[]): Promise<void>;
     get(key: string): Promise<unknown>;
+    /** An iterator of the keys; its class is abstract-level's, shared by every sublevel. */
+    keys(): { close(): Promise<void> };
     iterator(options: {
       gt?: string;
       gte?: string;

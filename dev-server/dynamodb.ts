@@ -98,8 +98,32 @@ function openDynalite(options: { path?: string }): { server: Server; level: Leve
   try {
     const server = dynalite({ ...options, createTableMs: 0 });
     if (store === undefined) throw new Error('dynalite opened no store: its version changed?');
+    closeIteratorsOnReturn(store.db);
     return { server, level: store.db };
   } finally {
     dynaliteDb.create = create;
   }
+}
+
+/**
+ * dynalite 4 ends the iterator under each Scan's key and value streams with `return()`, which
+ * the iterators of abstract-level 3 lack (they have `close()`): without it, every list left an
+ * iterator and its snapshot open for as long as the server ran, and memory and the data
+ * directory grew with every `GET /plants`. Gives the iterators' class a `return` that closes.
+ */
+function closeIteratorsOnReturn(level: LevelDatabase): void {
+  const iterator = level.keys();
+  let prototype: object | null = Object.getPrototypeOf(iterator);
+  while (prototype !== null && !Object.hasOwn(prototype, 'close')) {
+    prototype = Object.getPrototypeOf(prototype);
+  }
+  void iterator.close();
+  if (prototype === null || 'return' in prototype) return;
+  Object.defineProperty(prototype, 'return', {
+    configurable: true,
+    writable: true,
+    value(this: { close(): Promise<void> }) {
+      return this.close();
+    },
+  });
 }
