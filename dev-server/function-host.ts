@@ -78,16 +78,20 @@ export function startFunction(
  * variables (region, dummy credentials, function name) as its whole environment.
  */
 export async function startWorker<Event = APIGatewayProxyEventV2>(
-  options: WorkerSettings & { readonly env: Readonly<Record<string, string>> },
+  options: WorkerSettings & {
+    readonly env: Readonly<Record<string, string>>;
+    /** The credentials its role would give it; @default the published local ones (dynalite's) */
+    readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  },
   log: (line: string) => void,
 ): Promise<LocalFunction<Event>> {
-  const { env: functionEnv, ...workerData } = options;
+  const { env: functionEnv, credentials = localAwsCredentials, ...workerData } = options;
   const { functionName, timeoutSeconds } = workerData;
   const env = {
     ...functionEnv,
     AWS_REGION: localAwsCredentials.region,
-    AWS_ACCESS_KEY_ID: localAwsCredentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: localAwsCredentials.secretAccessKey,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_LAMBDA_FUNCTION_NAME: functionName,
   };
   const worker = new Worker(new URL('./function-worker.ts', import.meta.url), {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import type { LevelDatabase } from 'dynalite/db/index.js';
 import { batchSize, maxAttempts } from '../../functions/deliver-webhook/delivery-policy.ts';
@@ -61,7 +62,13 @@ export async function startLocalWebhook(options: {
   readonly log: (line: string) => void;
 }): Promise<LocalWebhook> {
   const { level, tableName, webhook, log } = options;
-  const { region, ...credentials } = localAwsCredentials;
+  const { region } = localAwsCredentials;
+  // The deliverer's own, drawn for this run: the SQS and Secrets Manager stand-ins answer only
+  // requests it signed, not any local process that signs with the published local credentials.
+  const credentials = {
+    accessKeyId: `LOCALDELIVERER${randomBytes(6).toString('hex').toUpperCase()}`,
+    secretAccessKey: randomBytes(30).toString('base64url'),
+  };
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close();
@@ -109,6 +116,7 @@ export async function startLocalWebhook(options: {
         functionName: names.function,
         memoryMb: functionSettings.memoryMb,
         timeoutSeconds: webhookSettings.functionTimeoutSeconds,
+        credentials,
         env: {
           [webhookEnvNames.url]: webhook.url,
           [webhookEnvNames.secretId]: secrets.arnOf(names.secret),

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localAwsCredentials } from '../../../dev-server/dynamodb.ts';
 import { generateWebhookSecret } from '../../../dev-server/webhook/webhook-secret.ts';
+import { createAwsJsonClient } from '../../../functions/connections/aws-json-client.ts';
 import {
   maxAttempts,
   retryDelaysSeconds,
@@ -97,6 +99,34 @@ describe('the new-plant webhook through npm start (real deliverer, local AWS sta
     expect(conflict.status).toBe(409);
     expect(eventsOf('Storm')).toHaveLength(1);
     expect(eventsOf('Not Storm')).toHaveLength(0);
+  });
+
+  it('refuses a local process that signs with the published local credentials: no made-up event, no secret', async () => {
+    const { region, accessKeyId, secretAccessKey } = localAwsCredentials;
+    const endpoint = new URL(local.api.webhook?.sqsEndpoint ?? '');
+    const sqs = createAwsJsonClient({
+      endpoint,
+      region,
+      credentials: { accessKeyId, secretAccessKey },
+      signingName: 'sqs',
+      targetPrefix: 'AmazonSQS',
+      jsonVersion: '1.0',
+      maxAttempts: 1,
+    });
+
+    const sent = await sqs('SendMessage', {
+      QueueUrl: local.api.webhook?.queueUrl,
+      MessageBody: JSON.stringify({
+        dynamodb: { NewImage: { id: { N: '6' }, name: { S: 'Forged' } } },
+      }),
+    }).catch((error: unknown) => error);
+    await settled();
+
+    expect(sent).toBeInstanceOf(Error);
+    expect(String((sent as Error).message)).toMatch(
+      /InvalidClientTokenId|UnrecognizedClient|credential|security token|signature/i,
+    );
+    expect(eventsOf('Forged')).toHaveLength(0);
   });
 
   it('delivers no event for a replace: a PUT is not a new plant', async () => {
