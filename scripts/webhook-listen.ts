@@ -1,9 +1,11 @@
-// `npm run webhook:listen [-- --port N] [--secret whsec_...]`: a receiver for the new-plant
+// `npm run webhook:listen [-- --port N] [--secret-file PATH]`: a receiver for the new-plant
 // webhook on this machine. It verifies each request's Standard Webhooks signature with the
-// `standardwebhooks` package, as a subscriber would, prints the event (id, timestamp, body) and
-// answers 200, or prints why and answers 400 when the signature does not verify. The secret is
-// --secret, else PLANTS_WEBHOOK_SECRET, else the one `npm start` keeps in the data directory.
+// `standardwebhooks` package, as a subscriber would, prints the event marked VERIFIED (id,
+// timestamp, body) and answers 200, or prints why it is REJECTED and answers 400. The secret is
+// the file's, else PLANTS_WEBHOOK_SECRET, else the one `npm start` keeps in the data directory;
+// never an argument, which npm echoes and `ps` shows to every user of the machine.
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -17,7 +19,8 @@ import {
 } from '../dev-server/webhook/webhook-secret.ts';
 
 const usage =
-  'Usage: npm run webhook:listen [-- --port N] [--host H] [--secret whsec_...]\n' +
+  'Usage: npm run webhook:listen [-- --port N] [--host H] [--secret-file PATH]\n' +
+  '  (or PLANTS_WEBHOOK_SECRET=whsec_... npm run webhook:listen)\n' +
   '  then, in another terminal: PLANTS_WEBHOOK_URL=http://127.0.0.1:4000/ npm start';
 
 const defaultListenPort = 4000;
@@ -68,7 +71,7 @@ async function startWebhookListener(options: {
         const repeat = seen.has(id) ? '  (repeat: already received)' : '';
         seen.add(id);
         options.print(
-          `${time} ${id}  timestamp ${timestamp} (${new Date(timestamp * 1000).toISOString()})${repeat}\n` +
+          `${time} VERIFIED ${id}  timestamp ${timestamp} (${new Date(timestamp * 1000).toISOString()})${repeat}\n` +
             `  ${body.toString('utf8')}`,
         );
         answer(200, 'ok');
@@ -93,9 +96,12 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-/** The secret to verify with: --secret, PLANTS_WEBHOOK_SECRET, or the data directory's. */
-async function secretToUse(flag: string | undefined): Promise<string> {
-  const given = flag ?? process.env.PLANTS_WEBHOOK_SECRET?.trim();
+/** The secret to verify with: the file's, PLANTS_WEBHOOK_SECRET, or the data directory's. */
+async function secretToUse(file: string | undefined): Promise<string> {
+  const given =
+    file === undefined
+      ? process.env.PLANTS_WEBHOOK_SECRET?.trim()
+      : (await readFile(file, 'utf8')).trim();
   if (given) {
     const problem = webhookSecretProblem(given);
     if (problem !== undefined) throw new Error(`The secret ${problem}`);
@@ -104,8 +110,8 @@ async function secretToUse(flag: string | undefined): Promise<string> {
   const { dataDir } = loadLocalConfig();
   if (dataDir === undefined) {
     throw new Error(
-      'With PLANTS_DATA_DIR=memory the secret lives only in the running server: pass the one ' +
-        '`npm start` printed, with --secret whsec_...',
+      'With PLANTS_DATA_DIR=memory the secret lives only in the running server: give the one ' +
+        '`npm start` printed as PLANTS_WEBHOOK_SECRET=whsec_..., or in a file with --secret-file',
     );
   }
   return loadOrCreateWebhookSecret(dataDir);
@@ -116,6 +122,8 @@ if (import.meta.main) {
     options: {
       port: { type: 'string', default: String(defaultListenPort) },
       host: { type: 'string', default: '127.0.0.1' },
+      'secret-file': { type: 'string' },
+      // Read only to refuse it, with the reason.
       secret: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -124,6 +132,13 @@ if (import.meta.main) {
     console.log(usage);
     process.exit(0);
   }
+  if (values.secret !== undefined) {
+    console.error(
+      '--secret is not taken: npm echoes it and `ps` shows it. Set PLANTS_WEBHOOK_SECRET, or put ' +
+        `the secret in a file and pass --secret-file PATH.\n${usage}`,
+    );
+    process.exit(2);
+  }
   const port = Number(values.port);
   if (!/^\d{1,5}$/.test(String(values.port)) || port > 65_535) {
     console.error(`--port must be an integer from 0 to 65535\n${usage}`);
@@ -131,7 +146,7 @@ if (import.meta.main) {
   }
   let listener: Listener;
   try {
-    const secret = await secretToUse(values.secret);
+    const secret = await secretToUse(values['secret-file']);
     listener = await startWebhookListener({ host: values.host, port, secret, print: console.log });
   } catch (error) {
     console.error(

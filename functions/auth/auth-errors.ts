@@ -31,6 +31,7 @@ export type AuthFailureReason =
   | 'not_access_token'
   | 'algorithm'
   | 'unknown_key'
+  | 'unusable_key'
   | 'signature'
   | 'invalid'
   | 'insufficient_scope';

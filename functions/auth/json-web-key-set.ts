@@ -34,11 +34,26 @@ export class AmbiguousKeyError extends Error {
   }
 }
 
-/** The issuer's document is not a JWK Set, or the key a token names cannot be used. */
+/** The issuer's document is not a JWK Set. */
 export class InvalidKeySetError extends Error {
   constructor(message: string, cause?: unknown) {
     super(message, { cause });
     this.name = 'InvalidKeySetError';
+  }
+}
+
+/**
+ * The one key of the set that matches a token cannot be used: private members, RSA under 2048
+ * bits, or members `node:crypto` cannot read. The issuer's mistake, but one that only tokens
+ * naming that key meet: they are refused, and every other key of the set still verifies.
+ */
+export class UnusableKeyError extends Error {
+  readonly kid: unknown;
+
+  constructor(message: string, kid: unknown, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'UnusableKeyError';
+    this.kid = kid;
   }
 }
 
@@ -53,18 +68,30 @@ const minRsaBits = 2048;
 /** Members only a private JWK has (RFC 7518 section 6): a key set must publish public keys only. */
 const privateMembers = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'];
 
+export type LocalKeySetOptions = {
+  /**
+   * Told once per key of this set that cannot be used, when a token first names it: the issuer's
+   * operator has a key to fix. @default nothing
+   */
+  readonly onUnusableKey?: (error: UnusableKeyError) => void;
+};
+
 /**
  * A fetched JWK Set, read by jose's `createLocalJWKSet` rules: a key matches a token when its
  * `kty` (and `crv`) fit the token's `alg`, its `kid` equals the token's (any key, for a token
  * without one), and its `alg`, `use`, `key_ops` and `ext`, where present, allow verifying with
- * that algorithm. Exactly one key must match. Each key is imported with `node:crypto` once.
+ * that algorithm. Exactly one key must match. Each key is imported with `node:crypto` once, and a
+ * key that cannot be is refused as often as it is named, without trying again.
  */
-export function createLocalKeySet(document: unknown): LocalKeySet {
+export function createLocalKeySet(
+  document: unknown,
+  { onUnusableKey }: LocalKeySetOptions = {},
+): LocalKeySet {
   const keys = (isPlainObject(document) ? document.keys : undefined) as unknown;
   if (!Array.isArray(keys) || !keys.every(isPlainObject)) {
     throw new InvalidKeySetError('JSON Web Key Set malformed');
   }
-  const imported = new Map<Jwk, KeyObject>();
+  const imported = new Map<Jwk, KeyObject | UnusableKeyError>();
   return (alg, kid) => {
     const candidates = keys.filter((jwk) => matches(jwk, alg, kid));
     const [jwk] = candidates;
@@ -74,7 +101,9 @@ export function createLocalKeySet(document: unknown): LocalKeySet {
     if (key === undefined) {
       key = importKey(jwk, alg);
       imported.set(jwk, key);
+      if (key instanceof UnusableKeyError) onUnusableKey?.(key);
     }
+    if (key instanceof UnusableKeyError) throw key;
     return key;
   };
 }
@@ -96,19 +125,23 @@ function matches(jwk: Jwk, alg: Algorithm, kid: unknown): boolean {
   );
 }
 
-function importKey(jwk: Jwk, alg: Algorithm): KeyObject {
+/** The key, or why it cannot be used. */
+function importKey(jwk: Jwk, alg: Algorithm): KeyObject | UnusableKeyError {
   if (privateMembers.some((member) => Object.hasOwn(jwk, member))) {
-    throw new InvalidKeySetError('JSON Web Key Set members must be public keys');
+    return new UnusableKeyError('JSON Web Key Set members must be public keys', jwk.kid);
   }
   let key: KeyObject;
   try {
     key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
   } catch (error) {
-    throw new InvalidKeySetError(`The ${alg} key of the key set cannot be imported`, error);
+    return new UnusableKeyError(`The ${alg} key of the key set cannot be imported`, jwk.kid, error);
   }
   const bits = key.asymmetricKeyDetails?.modulusLength;
   if (alg === 'RS256' && (bits === undefined || bits < minRsaBits)) {
-    throw new InvalidKeySetError(`The RS256 key of the key set is shorter than ${minRsaBits} bits`);
+    return new UnusableKeyError(
+      `The RS256 key of the key set is shorter than ${minRsaBits} bits`,
+      jwk.kid,
+    );
   }
   return key;
 }

@@ -5,13 +5,17 @@ import {
   type Algorithm,
   createLocalKeySet,
   type LocalKeySet,
+  type LocalKeySetOptions,
   NoMatchingKeyError,
 } from './json-web-key-set.ts';
 
-export type RemoteKeySetOptions = {
+export type RemoteKeySetOptions = LocalKeySetOptions & {
   /** The whole fetch, connect to last byte. */
   readonly timeoutMs: number;
-  /** An unknown `kid` refetches the set at most this often. */
+  /**
+   * An unknown `kid` refetches the set only this long after the last fetch, whether it succeeded
+   * or failed: during an issuer's outage, tokens naming made-up keys do not each try again.
+   */
   readonly cooldownMs: number;
   /** A set older than this is refetched before use. */
   readonly cacheMaxAgeMs: number;
@@ -34,8 +38,9 @@ const maxJwksBytes = 256 * 1024;
 
 /**
  * jose's `createRemoteJWKSet` rules (fetch once, cache, refetch early for an unknown `kid` after a
- * cooldown, share one fetch between concurrent requests), fetched with `node:http(s)` rather than
- * `fetch`, which would load undici into every cold start
+ * cooldown, share one fetch between concurrent requests), except that a failed fetch starts the
+ * cooldown as a successful one does (jose's starts only on success). Fetched with `node:http(s)`
+ * rather than `fetch`, which would load undici into every cold start
  * (docs/decisions/0003-built-ins-without-esm-facades.md). A key set that cannot be fetched or read
  * rejects with a plain error, and a malformed one with an InvalidKeySetError: the verifier answers
  * both with a 503.
@@ -43,16 +48,18 @@ const maxJwksBytes = 256 * 1024;
 export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): RemoteKeySet {
   let local: LocalKeySet | undefined;
   let fetchedAt = Number.NEGATIVE_INFINITY;
+  let attemptedAt = Number.NEGATIVE_INFINITY;
   let pending: Promise<LocalKeySet> | undefined;
 
   const reload = () => {
     pending ??= fetchJson(url, options)
       .then((jwks) => {
-        local = createLocalKeySet(jwks);
+        local = createLocalKeySet(jwks, options);
         fetchedAt = Date.now();
         return local;
       })
       .finally(() => {
+        attemptedAt = Date.now();
         pending = undefined;
       });
     return pending;
@@ -89,7 +96,7 @@ export function createRemoteKeySet(url: URL, options: RemoteKeySetOptions): Remo
     try {
       return keys(alg, kid);
     } catch (error) {
-      if (error instanceof NoMatchingKeyError && Date.now() >= fetchedAt + options.cooldownMs) {
+      if (error instanceof NoMatchingKeyError && Date.now() >= attemptedAt + options.cooldownMs) {
         return (await reload())(alg, kid);
       }
       throw error;

@@ -1,7 +1,13 @@
 import type { Agent } from 'node:http';
+import { errorChain, jsonLogger, type Logger } from '../log.ts';
 import { IssuerUnavailableError, UnauthorizedError } from './auth-errors.ts';
 import { jsonObject, malformedToken, readCompactJws } from './compact-jws.ts';
-import { AmbiguousKeyError, isAlgorithm, NoMatchingKeyError } from './json-web-key-set.ts';
+import {
+  AmbiguousKeyError,
+  isAlgorithm,
+  NoMatchingKeyError,
+  UnusableKeyError,
+} from './json-web-key-set.ts';
 import { createRemoteKeySet, type RemoteKeySet } from './remote-key-set.ts';
 
 // The built-in itself, not its ESM facade (docs/decisions/0003-built-ins-without-esm-facades.md).
@@ -42,11 +48,16 @@ export const maxTokenLifetimeSeconds = 24 * 3600;
 /**
  * A verifier backed by the issuer's JWKS. The key set is fetched once, cached for ten minutes,
  * and refetched early only for an unknown `kid`, at most every 30 s, so rotation works without a
- * restart while a flood of made-up key ids cannot hammer the issuer.
+ * restart while a flood of made-up key ids cannot hammer the issuer. A published key that cannot
+ * be used is logged once per fetched set, for the operator: tokens naming it are the client's 401.
  */
 export function createJwtVerifier(
   options: JwtVerifierOptions,
-  { prefetchKeys = false, agent }: { readonly prefetchKeys?: boolean; readonly agent?: Agent } = {},
+  {
+    prefetchKeys = false,
+    agent,
+    log = jsonLogger,
+  }: { readonly prefetchKeys?: boolean; readonly agent?: Agent; readonly log?: Logger } = {},
 ): TokenVerifier {
   const keys = createRemoteKeySet(options.jwksUrl, {
     timeoutMs: 3000,
@@ -54,6 +65,12 @@ export function createJwtVerifier(
     cacheMaxAgeMs: 600_000,
     prefetch: prefetchKeys,
     agent,
+    onUnusableKey: (error) =>
+      log('warn', 'unusable key in the issuer key set', {
+        kid: typeof error.kid === 'string' ? error.kid : undefined,
+        jwksHost: options.jwksUrl.host,
+        error: errorChain(error),
+      }),
   });
   return (token) => verifyJwt(token, keys, options);
 }
@@ -83,6 +100,10 @@ export async function verifyJwt(
       throw new UnauthorizedError('unknown_key', 'Token signing key is not known', error);
     }
     if (error instanceof AmbiguousKeyError) throw malformedToken(error);
+    // The issuer published a key we refuse: this token cannot be verified, others still can.
+    if (error instanceof UnusableKeyError) {
+      throw new UnauthorizedError('unusable_key', 'Token signing key is not usable', error);
+    }
     throw new IssuerUnavailableError(error);
   }
   // ES256 signatures are r || s (RFC 7518 3.4), which OpenSSL calls IEEE P1363.

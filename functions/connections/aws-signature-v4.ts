@@ -47,7 +47,7 @@ export function signRequest(
     request.method,
     canonicalPath(request.url),
     canonicalQuery(request.url),
-    ...names.map((name) => `${name}:${String(headers[name]).trim().replace(/\s+/g, ' ')}`),
+    ...names.map((name) => `${name}:${canonicalValue(String(headers[name]))}`),
     '',
     signedHeaders,
     sha256Hex(request.body),
@@ -86,6 +86,18 @@ function signingKeyFor(
   }
   return lastSigningKey.key;
 }
+
+/**
+ * A header value as the AWS SDK signs it: line breaks read as spaces, each run of spaces and tabs
+ * one space, and none at either end. Other whitespace (a no-break space, an em space, a byte-order
+ * mark) is part of the value and signed as it is: collapsing it too would sign a value other than
+ * the one the SDK, and so AWS, signs.
+ */
+const canonicalValue = (value: string) =>
+  value
+    .replace(/[\r\n]/g, ' ')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/^ | $/g, '');
 
 /** RFC 3986's unreserved characters stay; everything else is percent-encoded, as SigV4 asks. */
 const uriEscape = (text: string) =>

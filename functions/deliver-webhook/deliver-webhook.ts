@@ -14,9 +14,9 @@ export type WebhookRequest = {
 
 export type DelivererDependencies = {
   /**
-   * Sends the request to the subscriber and resolves with the status of its answer, read whole
-   * within the deadline, whatever the status (a redirect is not followed); rejects on a network
-   * error or the deadline.
+   * Sends the request to the subscriber and resolves with the status of its answer, whatever the
+   * status (a redirect is not followed) and whatever its body; rejects on a network error or when
+   * no answer comes by the deadline.
    */
   readonly send: (request: WebhookRequest) => Promise<number>;
   /** Keeps the message out of sight for `seconds` (SQS ChangeMessageVisibility). */

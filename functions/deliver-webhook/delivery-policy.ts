@@ -11,7 +11,10 @@
  */
 export const batchSize = 10;
 
-/** A 2xx answer that arrives, whole, within this acknowledges an event; anything later fails it. */
+/**
+ * A 2xx answer whose status line arrives within this acknowledges an event, whatever its body;
+ * anything later fails it. The body is read, and dropped, within the same deadline.
+ */
 export const deliveryDeadlineMs = 15_000;
 
 /**
@@ -40,8 +43,14 @@ export const maxAttempts = retryDelaysSeconds.length + 1;
  */
 export const retryJitter = 0.2;
 
-/** SQS's ceiling for a message's visibility timeout: 12 hours. */
+/** SQS's ceiling for a message's visibility timeout: 12 hours, counted from the receive. */
 const maxVisibilityTimeoutSeconds = 12 * 60 * 60;
+
+/**
+ * A hold is set while the batch runs, up to the deliverer's deadline and the rest of its batch
+ * after the receive, so it asks for that much less than SQS's ceiling, which SQS would refuse.
+ */
+const holdHeadroomSeconds = 2 * Math.ceil(deliveryDeadlineMs / 1000);
 
 /**
  * The visibility timeout that holds an event back until its next attempt, after attempt
@@ -51,5 +60,8 @@ const maxVisibilityTimeoutSeconds = 12 * 60 * 60;
 export function retryDelaySeconds(attempt: number, random: number): number {
   if (attempt >= maxAttempts) return 0;
   const base = retryDelaysSeconds[Math.max(attempt, 1) - 1] ?? 0;
-  return Math.min(maxVisibilityTimeoutSeconds, Math.floor(base * (1 + retryJitter * random)));
+  return Math.min(
+    maxVisibilityTimeoutSeconds - holdHeadroomSeconds,
+    Math.floor(base * (1 + retryJitter * random)),
+  );
 }

@@ -1,7 +1,8 @@
 import { createAwsJsonClient } from '../connections/aws-json-client.ts';
-import { keepAliveAgent, sendRequest } from '../connections/outbound-http.ts';
+import { keepAliveAgent } from '../connections/outbound-http.ts';
 import { makeHandler } from './deliver-webhook.ts';
 import { batchSize, deliveryDeadlineMs } from './delivery-policy.ts';
+import { postToReceiver } from './receiver-request.ts';
 import { SigningSecretError, signingKeyOnce } from './signature.ts';
 import { loadWebhookConfig } from './webhook-config.ts';
 
@@ -23,7 +24,10 @@ const secretsManager = createAwsJsonClient({
 /** One connection per event of a batch, kept across invocations. */
 const receiverAgent = keepAliveAgent(config.url, batchSize);
 
-/** Whatever the receiver answers is read and dropped; a larger answer fails the attempt. */
+/**
+ * Whatever the receiver answers is read and dropped, up to this much; a longer answer closes its
+ * connection, and its status still counts: a 2xx acknowledges whatever its body.
+ */
 const maxAnswerBytes = 1024 * 1024;
 
 const signingKey = signingKeyOnce(async () => {
@@ -41,17 +45,14 @@ signingKey().catch(() => {});
  * clients, the receiver's connections and the signing key are made once per container.
  */
 export const handler = makeHandler({
-  send: async ({ headers, body }) => {
-    const answer = await sendRequest(config.url, {
-      method: 'POST',
+  send: ({ headers, body }) =>
+    postToReceiver(config.url, {
       headers,
       body,
       agent: receiverAgent,
       timeoutMs: deliveryDeadlineMs,
-      maxResponseBytes: maxAnswerBytes,
-    });
-    return answer.statusCode;
-  },
+      maxAnswerBytes,
+    }),
   holdBack: async (receiptHandle, seconds) => {
     await sqs('ChangeMessageVisibility', {
       QueueUrl: config.queueUrl,

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -41,14 +42,14 @@ describe('npm run webhook:listen (scripts/webhook-listen.ts)', () => {
   let url: string;
 
   beforeAll(async () => {
-    ({ listener, url } = await listen(['--secret', secret]));
+    ({ listener, url } = await listen([], { PLANTS_WEBHOOK_SECRET: secret }));
   });
 
   afterAll(async () => {
     if (listener) await stop(listener);
   });
 
-  it('answers 200 to a verified event and prints its id, timestamp and body, marking a repeat', async () => {
+  it('answers 200 to a verified event and prints it marked VERIFIED, its id, timestamp and body, marking a repeat', async () => {
     const body = '{"id":9223372036854775807,"name":"Fern"}';
     const request = signed(secret, 'msg_first', body);
 
@@ -58,7 +59,7 @@ describe('npm run webhook:listen (scripts/webhook-listen.ts)', () => {
 
     expect([first.status, again.status]).toEqual([200, 200]);
     expect(printed).toContain(
-      `msg_first  timestamp ${request.headers['webhook-timestamp']} (${new Date(
+      `VERIFIED msg_first  timestamp ${request.headers['webhook-timestamp']} (${new Date(
         Number(request.headers['webhook-timestamp']) * 1000,
       ).toISOString()})\n  ${body}\n`,
     );
@@ -106,9 +107,29 @@ describe('npm run webhook:listen, where its secret comes from', () => {
     }
   });
 
+  it('reads the secret from --secret-file, so that no argument shows it (red team I8)', async () => {
+    const { dir, remove } = await tempDataDir();
+    try {
+      const secret = generateWebhookSecret();
+      const file = join(dir, 'secret');
+      await writeFile(file, `${secret}\n`, { mode: 0o600 });
+      const { listener, url } = await listen(['--secret-file', file], {
+        PLANTS_DATA_DIR: 'memory',
+      });
+
+      const response = await fetch(url, signed(secret, 'msg_file', '{"id":1,"name":"Filed"}'));
+
+      expect(response.status).toBe(200);
+      expect(await stop(listener)).toBe(0);
+    } finally {
+      await remove();
+    }
+  });
+
   it.each([
-    [[], { PLANTS_DATA_DIR: 'memory' }, /PLANTS_DATA_DIR=memory .*--secret whsec_/],
-    [['--secret', 'hunter2'], {}, /The secret must start with whsec_/],
+    [[], { PLANTS_DATA_DIR: 'memory' }, /PLANTS_DATA_DIR=memory .*PLANTS_WEBHOOK_SECRET=whsec_/],
+    [[], { PLANTS_WEBHOOK_SECRET: 'hunter2' }, /The secret must start with whsec_/],
+    [['--secret', 'whsec_c2VjcmV0'], {}, /--secret is not taken: npm echoes it and `ps` shows it/],
     [['--port', 'x'], {}, /--port must be an integer/],
   ])('refuses to start with %j %j, saying why', async (args, env, why) => {
     const listener = runScript('scripts/webhook-listen.ts', env, args);

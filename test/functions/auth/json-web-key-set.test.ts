@@ -5,6 +5,7 @@ import {
   createLocalKeySet,
   InvalidKeySetError,
   NoMatchingKeyError,
+  UnusableKeyError,
 } from '../../../functions/auth/json-web-key-set.ts';
 
 const publicJwk = (type: 'rsa' | 'ec', options: object) =>
@@ -142,10 +143,18 @@ describe('createLocalKeySet', () => {
     ['a private key', () => ({ ...rsa, d: rsa.n, kid: 'a' })],
     ['an RSA key of 1024 bits', () => ({ ...publicJwk('rsa', { modulusLength: 1024 }), kid: 'a' })],
     ['an RSA key whose modulus is not base64url', () => ({ ...rsa, n: '!!', kid: 'a' })],
-  ])('refuses to use %s', (_case, jwk) => {
-    const set = createLocalKeySet({ keys: [jwk()] });
+  ])('refuses to use %s, for the tokens naming it only (red team L1)', (_case, jwk) => {
+    const unusable: UnusableKeyError[] = [];
+    const set = createLocalKeySet(
+      { keys: [jwk(), { ...rsaOther, kid: 'b' }] },
+      { onUnusableKey: (error) => unusable.push(error) },
+    );
 
-    expect(() => set('RS256', 'a')).toThrow(InvalidKeySetError);
+    expect(() => set('RS256', 'a')).toThrow(UnusableKeyError);
+    expect(() => set('RS256', 'a')).toThrow(UnusableKeyError);
+    expect(set('RS256', 'b').asymmetricKeyType).toBe('rsa');
+    // Told once, however many tokens name it: the operator's log line, not one per request.
+    expect(unusable.map((error) => error.kid)).toStrictEqual(['a']);
   });
 
   it.each([

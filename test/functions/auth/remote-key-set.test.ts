@@ -1,6 +1,7 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readCompactJws } from '../../../functions/auth/compact-jws.ts';
 import {
   type Algorithm,
@@ -8,9 +9,10 @@ import {
   NoMatchingKeyError,
 } from '../../../functions/auth/json-web-key-set.ts';
 import { createRemoteKeySet, type RemoteKeySet } from '../../../functions/auth/remote-key-set.ts';
-import { verifyJwt } from '../../../functions/auth/token-verifier.ts';
+import { createJwtVerifier, verifyJwt } from '../../../functions/auth/token-verifier.ts';
 import { keepAliveAgent } from '../../../functions/connections/outbound-http.ts';
 import { startTestIssuer, type TestIssuer } from '../../support/test-issuer.ts';
+import { respell } from '../../support/token-spelling.ts';
 
 const production = { timeoutMs: 3000, cooldownMs: 30_000, cacheMaxAgeMs: 600_000 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -192,6 +194,78 @@ describe('createRemoteKeySet with an issuer that misbehaves', () => {
     expect(fetches).toBe(2);
     expect(connections).toBe(1);
     agent.destroy();
+  });
+
+  it('starts the cooldown with a failed fetch too: an outage is not also a flood of fetches (red team I3)', async () => {
+    const jwks = await (await fetch(issuer.jwksUrl)).text();
+    let up = true;
+    let fetches = 0;
+    answer = (respond) => {
+      fetches += 1;
+      if (up) respond(200, jwks);
+      else respond(500, 'down');
+    };
+    const known = await issuer.mint();
+    const unknown = await issuer.mint({ unpublishedKey: true });
+    let clock = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => clock);
+    try {
+      const keys = createRemoteKeySet(url, production);
+      await keyFor(keys, known);
+      up = false;
+      clock += production.cooldownMs;
+
+      await expect(keyFor(keys, unknown)).rejects.toThrow(/answered 500/);
+      for (let second = 1; second < 30; second += 1) {
+        clock += 1000;
+        await expect(keyFor(keys, unknown)).rejects.toThrow(NoMatchingKeyError);
+        await keyFor(keys, known);
+      }
+      expect(fetches).toBe(2);
+      clock += 1000;
+      await expect(keyFor(keys, unknown)).rejects.toThrow(/answered 500/);
+      expect(fetches).toBe(3);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('answers a token naming a key it refuses with a 401, and tells the operator once (red team L1)', async () => {
+    const published = (await (await fetch(issuer.jwksUrl)).json()) as { keys: object[] };
+    const weak = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({
+      format: 'jwk',
+    });
+    const jwks = JSON.stringify({ keys: [...published.keys, { ...weak, kid: 'weak' }] });
+    answer = (respond) => respond(200, jwks);
+    const lines: { level: string; message: string; fields: object }[] = [];
+    const verify = createJwtVerifier(
+      { issuer: issuer.issuer, jwksUrl: url, audiences: ['test-client'] },
+      { log: (level, message, fields) => lines.push({ level, message, fields }) },
+    );
+    // Its signature is not checked: the key it names is refused first.
+    const naming = async (kid: string) =>
+      respell(await issuer.mint(), 0, () =>
+        Buffer.from(JSON.stringify({ alg: 'RS256', kid })).toString('base64url'),
+      );
+
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await expect(verify(await naming('weak'))).rejects.toMatchObject({
+        statusCode: 401,
+        reason: 'unusable_key',
+      });
+    }
+    await expect(verify(await issuer.mint())).resolves.toMatchObject({ clientId: 'test-client' });
+    expect(lines).toStrictEqual([
+      {
+        level: 'warn',
+        message: 'unusable key in the issuer key set',
+        fields: {
+          kid: 'weak',
+          jwksHost: url.host,
+          error: ['UnusableKeyError: The RS256 key of the key set is shorter than 2048 bits'],
+        },
+      },
+    ]);
   });
 
   it('gives up on an issuer that never answers at its deadline', async () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  deliveryDeadlineMs,
   maxAttempts,
   retryDelaySeconds,
   retryDelaysSeconds,
@@ -20,6 +21,14 @@ const waits = (draws: readonly number[]) =>
   );
 
 describe('retryDelaySeconds', () => {
+  it('never asks SQS for a hold past its 12 h ceiling, counted from the receive, even at the most jitter', () => {
+    const ceiling = 12 * 60 * 60;
+    for (let attempt = 1; attempt < maxAttempts; attempt += 1) {
+      const hold = retryDelaySeconds(attempt, 0.999_999);
+      expect(hold + 2 * Math.ceil(deliveryDeadlineMs / 1000)).toBeLessThanOrEqual(ceiling);
+    }
+  });
+
   it('retries the first failure within 5 s, whatever the jitter', () => {
     fc.assert(
       fc.property(randoms, (draws) => {
