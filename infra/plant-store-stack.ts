@@ -74,6 +74,17 @@ export interface PlantStoreStackProps extends StackProps {
    * @default - no webhook, and no stream on the table
    */
   readonly webhookUrl?: string;
+  /**
+   * With `webhookUrl`: the most deliverers running at once (2 to 1000).
+   * @default webhookSettings.mappingMaxConcurrency (5)
+   */
+  readonly webhookConcurrency?: number;
+  /**
+   * The region the CLI deploys to (`CDK_DEFAULT_REGION`), for the checks a synth can make without
+   * tying the template to it: a webhook in a region without EventBridge Pipes fails the synth.
+   * @default - the stack's region, when it has one
+   */
+  readonly deployRegion?: string;
 }
 
 /**
@@ -168,6 +179,8 @@ export class PlantStoreStack extends Stack {
             table,
             url: props.webhookUrl,
             alarmTopic: alarms.topic,
+            maxConcurrency: props.webhookConcurrency,
+            deployRegion: props.deployRegion,
           });
 
     new OperationsDashboard(this, 'Operations', {

@@ -5,11 +5,14 @@ import {
 import type { TokenIssuerConfig } from './constructs/operation-function.ts';
 
 /**
- * What varies between deployments, read from CDK context (`-c key=value` or cdk.json):
+ * What varies between deployments. Each stage's settings live in `cdk.json` under
+ * `context.stages.<stage>` (`stageSettingKeys`), so that `-c stage=prod` alone builds prod whole
+ * and no other stage gets any of them; a `-c key=value` on the command line overrides the stage's
+ * value for that run (docs/decisions/0140-stage-settings-in-cdk-json.md):
  *
  * | key | meaning | default |
  * |---|---|---|
- * | `stage` | deployment name; the stack is `PlantStore-<stage>` (so not `ci`, the CI stack's) | `dev` |
+ * | `stage` | deployment name; the stack is `PlantStore-<stage>` (so not `ci`, the CI stack's); `-c` only | `dev` |
  * | `alarmEmail` | subscribe this address to the alarms' SNS topic | no topic |
  * | `authIssuer` | trust this OIDC issuer instead of creating a Cognito pool | Cognito |
  * | `authAudience` | with `authIssuer`: accepted `aud` values, comma-separated (required) | |
@@ -20,10 +23,11 @@ import type { TokenIssuerConfig } from './constructs/operation-function.ts';
  * | `throttleRateLimit` | stage steady-state requests per second | 100 |
  * | `throttleBurstLimit` | stage burst | 200 |
  * | `deploymentConfig` | how CodeDeploy shifts traffic to a new version (`deploymentConfigNames`) | `AllAtOnce` for `dev`, else `Canary10Percent5Minutes` |
- * | `ignoreAlarmConfiguration` | `true`: shift traffic without reading the rollback alarms (an emergency fix) | `false` |
+ * | `ignoreAlarmConfiguration` | `true`: shift traffic without reading the rollback alarms (an emergency fix); `-c` only | `false` |
  * | `domainName`, `certificateArn` | serve the API on this name too, with this ACM certificate of the stack's region | no custom domain |
  * | `ciRoleArn` | the CI deploy role (`PlantStore-ci`'s `DeployRoleArn`), which may then read this stage's machine client secret | no such grant |
  * | `webhookUrl` | deliver each new plant, signed, to this https URL (docs/webhooks.md) | no webhook |
+ * | `webhookConcurrency` | with `webhookUrl`: the most deliverers running at once, 2 to 1000 | 5 |
  */
 export interface StageConfig {
   readonly stage: string;
@@ -37,6 +41,7 @@ export interface StageConfig {
   readonly customDomain?: CustomDomainConfig;
   readonly ciRoleArn?: string;
   readonly webhookUrl?: string;
+  readonly webhookConcurrency?: number;
 }
 
 export interface CustomDomainConfig {
@@ -76,19 +81,116 @@ const domainNamePattern = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?
 const certificateArnPattern = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]{36}$/;
 const roleArnPattern = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
+/**
+ * The keys a stage's entry in `context.stages` may hold. `stage` names the entry and
+ * `ignoreAlarmConfiguration` is for one emergency run, so both are `-c` only: a flag left in
+ * cdk.json would ship every later release unwatched.
+ */
+export const stageSettingKeys = [
+  'alarmEmail',
+  'authIssuer',
+  'authAudience',
+  'authJwksUrl',
+  'authScope',
+  'authReadScope',
+  'authDomainPrefix',
+  'throttleRateLimit',
+  'throttleBurstLimit',
+  'deploymentConfig',
+  'domainName',
+  'certificateArn',
+  'ciRoleArn',
+  'webhookUrl',
+  'webhookConcurrency',
+] as const;
+
+/** The context key that holds every stage's settings, by stage name. */
+export const stagesContextKey = 'stages';
+
+/** What an SQS event source mapping's `MaximumConcurrency` accepts. */
+const webhookConcurrencyRange = { min: 2, max: 1000 } as const;
+
 export function readStageConfig(context: ContextReader): StageConfig {
   const stage = contextText(context, 'stage') ?? 'dev';
+  checkStageName(stage, 'context "stage"');
+  const stages = readStages(context);
+  // Every entry is checked whole on every synth, so a mistake in prod's fails dev's synth too.
+  for (const [name, settings] of Object.entries(stages)) {
+    try {
+      readSettings(name, (key) => settings[key]);
+    } catch (error) {
+      if (!(error instanceof StageConfigError)) throw error;
+      const named = error.message.replace(/context "/g, `"${stagesContextKey}.${name}.`);
+      throw new StageConfigError(
+        named === error.message ? `${stagesContextKey}.${name}: ${named}` : named,
+      );
+    }
+  }
+  const own = stages[stage] ?? {};
+  // A value given with -c wins for this run; absent there, the stage's own applies.
+  return readSettings(stage, (key) => {
+    const given = context(key);
+    return given === undefined || given === null ? own[key] : given;
+  });
+}
+
+function checkStageName(stage: string, what: string): void {
   if (!stagePattern.test(stage)) {
     throw new StageConfigError(
-      `context "stage" must be lowercase letters, digits and hyphens, starting with a letter, at most 20 characters: ${stage}`,
+      `${what} must be lowercase letters, digits and hyphens, starting with a letter, at most 20 characters: ${stage}`,
     );
   }
   if (stage === ciStackStage) {
     throw new StageConfigError(
-      `context "stage" cannot be "${ciStackStage}": PlantStore-${ciStackStage} is the CI stack's name`,
+      `${what} cannot be "${ciStackStage}": PlantStore-${ciStackStage} is the CI stack's name`,
     );
   }
+}
 
+type StageSettings = Readonly<Record<string, unknown>>;
+
+/**
+ * `context.stages`: an object of stage names, each an object of known keys only. An unknown key
+ * fails, named with the known key it is probably a misspelling of: ignored, it would leave the
+ * stage without the setting its owner thinks it has.
+ */
+function readStages(context: ContextReader): Readonly<Record<string, StageSettings>> {
+  const value = context(stagesContextKey);
+  if (value === undefined || value === null) return {};
+  if (!isPlainObject(value)) {
+    throw new StageConfigError(
+      `context "${stagesContextKey}" must be an object of stages, each an object of settings`,
+    );
+  }
+  const known: readonly string[] = stageSettingKeys;
+  for (const [name, settings] of Object.entries(value)) {
+    checkStageName(name, `context "${stagesContextKey}" entry "${name}"`);
+    if (!isPlainObject(settings)) {
+      throw new StageConfigError(`"${stagesContextKey}.${name}" must be an object of settings`);
+    }
+    for (const key of Object.keys(settings)) {
+      if (known.includes(key)) continue;
+      const near = known.find((each) => each.toLowerCase() === key.toLowerCase());
+      const oneRun = key === 'stage' || key === 'ignoreAlarmConfiguration';
+      throw new StageConfigError(
+        `"${stagesContextKey}.${name}" has an unknown key "${key}"` +
+          (near !== undefined
+            ? `: did you mean "${near}"?`
+            : oneRun
+              ? `: it is given with -c for one run only`
+              : `; the keys are ${known.join(', ')}`),
+      );
+    }
+  }
+  return value as Record<string, StageSettings>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One stage's settings, read and checked through `context`. */
+function readSettings(stage: string, context: ContextReader): StageConfig {
   const alarmEmail = contextText(context, 'alarmEmail');
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
     throw new StageConfigError(`context "alarmEmail" is not an e-mail address: ${alarmEmail}`);
@@ -109,6 +211,7 @@ export function readStageConfig(context: ContextReader): StageConfig {
     );
   }
 
+  const webhookUrl = readWebhookUrl(context);
   return {
     stage,
     alarmEmail,
@@ -120,8 +223,30 @@ export function readStageConfig(context: ContextReader): StageConfig {
     ignoreAlarmConfiguration: flag(context, 'ignoreAlarmConfiguration'),
     customDomain: readCustomDomain(context),
     ciRoleArn: matching(context, 'ciRoleArn', roleArnPattern, 'an IAM role ARN'),
-    webhookUrl: readWebhookUrl(context),
+    webhookUrl,
+    webhookConcurrency: readWebhookConcurrency(context, webhookUrl),
   };
+}
+
+/** The deliverers' bound; only with a webhook, which is the only thing it bounds. */
+function readWebhookConcurrency(
+  context: ContextReader,
+  webhookUrl: string | undefined,
+): number | undefined {
+  const value = positiveInteger(context, 'webhookConcurrency');
+  if (value === undefined) return undefined;
+  if (webhookUrl === undefined) {
+    throw new StageConfigError(
+      'context "webhookConcurrency" applies only together with "webhookUrl"',
+    );
+  }
+  const { min, max } = webhookConcurrencyRange;
+  if (value < min || value > max) {
+    throw new StageConfigError(
+      `context "webhookConcurrency" must be from ${min} to ${max}, as SQS event source mappings take it: ${value}`,
+    );
+  }
+  return value;
 }
 
 /**

@@ -18,8 +18,12 @@ export const webhookSettings = {
    * the function's timeout, as Lambda advises for a queue it polls.
    */
   queueVisibilityTimeoutSeconds: functionTimeoutSeconds * 6,
-  /** A receiver back from an outage meets its backlog at a bounded rate. */
-  mappingMaxConcurrency: 10,
+  /**
+   * The most deliverers running at once unless a stage says otherwise (`webhookConcurrency`): a
+   * receiver back from an outage meets its backlog at a bounded rate, and a backlog leaves most of
+   * a new account's 10 concurrent executions to the API (docs/decisions/0142-deliverer-concurrency.md).
+   */
+  mappingMaxConcurrency: 5,
   /** The pipe's filter (an EventBridge pattern): new items only. */
   pipeFilter: { eventName: ['INSERT'] },
 } as const;

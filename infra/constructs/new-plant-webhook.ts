@@ -1,4 +1,4 @@
-import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, CfnRule, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { IAlarm, IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   Alarm,
@@ -12,7 +12,7 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup, MetricFilter, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -20,8 +20,14 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { batchSize, maxAttempts } from '../../functions/deliver-webhook/delivery-policy.ts';
+import {
+  batchSize,
+  maxAttempts,
+  retryDelaysSeconds,
+} from '../../functions/deliver-webhook/delivery-policy.ts';
 import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
+import { metricsNamespace } from '../../functions/http/request-metrics.ts';
+import { pipesRegionProblem, pipesRegions } from '../pipes-regions.ts';
 import { webhookSettings } from '../webhook-settings.ts';
 import { HandlerFunction } from './handler-function.ts';
 import { notifyOnChange } from './operational-alarms.ts';
@@ -38,9 +44,44 @@ export interface NewPlantWebhookProps {
   readonly alarmTopic?: ITopic;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
+  /**
+   * The region the deploy goes to, when known at synth (the CLI's `CDK_DEFAULT_REGION`): a region
+   * without EventBridge Pipes fails the synth. The template itself also refuses such a region
+   * before CloudFormation creates anything, for a deploy that synthesized elsewhere.
+   * @default - the stack's region, when it is not a token
+   */
+  readonly deployRegion?: string;
+  /**
+   * The most deliverers running at once: the event source mapping's `MaximumConcurrency`.
+   * @default webhookSettings.mappingMaxConcurrency
+   */
+  readonly maxConcurrency?: number;
 }
 
 const functionTimeout = Duration.seconds(webhookSettings.functionTimeoutSeconds);
+
+/**
+ * Retries of a batch the pipe could not send before it goes to the pipe's dead-letter queue: a few
+ * minutes of the pipe's backoff ride out a blip, and the shard is not held up for a day.
+ */
+export const pipeRetryAttempts = 10;
+
+/**
+ * How long an event may wait untaken before the age alarm pages. Longer than any healthy wait (an
+ * event is taken within seconds) and short enough to page within hours, not at the DLQ after a day.
+ */
+export const oldestEventAgeThreshold = Duration.hours(1);
+
+/**
+ * The attempt whose failure pages: the schedule's waits before it add up to hours, so a
+ * subscriber's outage pages long before the last attempt does.
+ */
+export const longFailingAttempt = 6;
+const longFailingHours = Math.floor(
+  retryDelaysSeconds.slice(0, longFailingAttempt - 1).reduce((sum, wait) => sum + wait, 0) / 3600,
+);
+/** Counted from the deliverer's log lines: a retried attempt at or after `longFailingAttempt`. */
+export const longFailingDeliveryMetric = 'WebhookLongFailing';
 
 /** Characters of the generated secret; see where it is generated. */
 const generatedSecretLength = 48;
@@ -57,15 +98,26 @@ export class NewPlantWebhook extends Construct {
   readonly secret: ISecret;
   readonly queue: IQueue;
   readonly deadLetterQueue: IQueue;
+  /**
+   * Where the pipe puts what identifies a batch of stream records it could not send after its
+   * retries (shard and sequence numbers, not the items), so that the shard moves on.
+   */
+  readonly pipeDeadLetterQueue: IQueue;
+  /** The pipe's own error log. */
+  readonly pipeLogGroup: ILogGroup;
   readonly function: IFunction;
   readonly logGroup: ILogGroup;
   readonly pipe: CfnPipe;
-  /** The dead-letter alarm, the deliverer's errors alarm and the pipe's failures alarm. */
+  /**
+   * The dead-letter alarms (the events' and the pipe's), the deliverer's errors, the pipe's
+   * failures, the oldest waiting event's age and an event failing for hours.
+   */
   readonly alarms: readonly IAlarm[];
 
   constructor(scope: Construct, id: string, props: NewPlantWebhookProps) {
     super(scope, id);
     const { table } = props;
+    refuseRegionWithoutPipes(this, props.deployRegion);
     const streamArn = table.tableStreamArn;
     if (streamArn === undefined) {
       throw new Error('NewPlantWebhook needs a table with a stream (StreamViewType NEW_IMAGE)');
@@ -73,7 +125,11 @@ export class NewPlantWebhook extends Construct {
 
     // Alphanumeric text is base64 already: 48 characters hold a 36-byte HMAC key, which the
     // deliverer and `standardwebhooks` read with or without the `whsec_` prefix.
+    // What holds data outlives the webhook's removal and a replacement: the secret the subscriber
+    // verifies with, and the queues with every event waiting for a retry or dead-lettered
+    // (docs/decisions/0141-webhook-data-retained.md; docs/webhooks.md says how to delete them).
     this.secret = new Secret(this, 'SigningSecret', {
+      removalPolicy: RemovalPolicy.RETAIN,
       description:
         'The new-plant webhook signing secret: whsec_ followed by this value (Standard Webhooks)',
       generateSecretString: {
@@ -84,18 +140,37 @@ export class NewPlantWebhook extends Construct {
     });
 
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      removalPolicy: RemovalPolicy.RETAIN,
       // A message keeps the age it had in the queue: this leaves over 12 days to look and redrive.
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
     this.queue = new Queue(this, 'Queue', {
+      removalPolicy: RemovalPolicy.RETAIN,
       visibilityTimeout: Duration.seconds(webhookSettings.queueVisibilityTimeoutSeconds),
       // Longer than the whole retry schedule, so that only the DLQ ends an event's life.
       retentionPeriod: Duration.days(4),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: maxAttempts },
+    });
+
+    this.pipeDeadLetterQueue = new Queue(this, 'PipeDeadLetterQueue', {
+      removalPolicy: RemovalPolicy.RETAIN,
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    Validations.of(this.pipeDeadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "This queue is the pipe's dead-letter queue (its DeadLetterConfig), which cdk-nag does " +
+        'not recognise as one: only a redrive policy names a dead-letter queue in its eyes.',
+    });
+    this.pipeLogGroup = new LogGroup(this, 'PipeLogGroup', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
     this.logGroup = new LogGroup(this, 'LogGroup', {
@@ -134,7 +209,7 @@ export class NewPlantWebhook extends Construct {
       new SqsEventSource(this.queue, {
         batchSize,
         reportBatchItemFailures: true,
-        maxConcurrency: webhookSettings.mappingMaxConcurrency,
+        maxConcurrency: props.maxConcurrency ?? webhookSettings.mappingMaxConcurrency,
       }),
     );
 
@@ -178,8 +253,50 @@ export class NewPlantWebhook extends Construct {
           period: Duration.minutes(5),
           statistic: Stats.SUM,
         }),
-        'The pipe from the table stream to the webhook queue failed; it retries until a stream ' +
-          'record expires (24 hours), after which that event is lost.',
+        `The pipe from the table stream to the webhook queue failed; it retries ${pipeRetryAttempts} ` +
+          'times, then puts what identifies the records in its own dead-letter queue and moves on.',
+      ),
+      onAny(
+        'PipeDeadLetters',
+        this.pipeDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: Stats.MAXIMUM,
+        }),
+        'The pipe could not send a batch of new-plant stream records to the webhook queue after ' +
+          'its retries: those plants were not delivered. Read docs/webhooks.md ("When the pipe ' +
+          'fails") for how to find them.',
+      ),
+      new Alarm(this, 'OldestEventAge', {
+        // SQS counts an event's age from when the pipe sent it; an event received three times is
+        // no longer counted, so this reads events nobody is taking, not a subscriber's outage.
+        metric: this.queue.metricApproximateAgeOfOldestMessage({
+          period: Duration.minutes(5),
+          statistic: Stats.MAXIMUM,
+        }),
+        threshold: oldestEventAgeThreshold.toSeconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: alarmDescription(
+          `A new-plant event has waited over ${oldestEventAgeThreshold.toHumanString()} in the webhook queue without being taken: the deliverer is not running (event source mapping disabled, throttled, failing to start).`,
+        ),
+      }),
+      onAny(
+        'LongFailingDelivery',
+        new MetricFilter(this, 'LongFailingDeliveries', {
+          logGroup: this.logGroup,
+          filterPattern: FilterPattern.all(
+            FilterPattern.stringValue('$.message', '=', 'webhook delivery'),
+            FilterPattern.stringValue('$.outcome', '=', 'retried'),
+            FilterPattern.numberValue('$.attempt', '>=', longFailingAttempt),
+          ),
+          metricNamespace: metricsNamespace,
+          metricName: longFailingDeliveryMetric,
+          metricValue: '1',
+        }).metric({ period: Duration.minutes(5), statistic: Stats.SUM }),
+        alarmDescription(
+          `A new-plant event failed its attempt ${longFailingAttempt}: the subscriber has refused or not answered it for ${longFailingHours} hours or more.`,
+        ),
       ),
     ];
     this.alarms = alarms;
@@ -197,8 +314,8 @@ export class NewPlantWebhook extends Construct {
   /**
    * The EventBridge pipe from the table's stream to the queue: INSERT records only, each one
    * message, the stream record itself as the body. It starts at the oldest record the stream
-   * holds, so that no item written after the stream was enabled is missed, and retries a failed
-   * send until the record expires.
+   * holds, so that no item written after the stream was enabled is missed; a send that still
+   * fails after `pipeRetryAttempts` retries goes to the pipe's dead-letter queue, and is logged.
    */
   private streamToQueue(streamArn: string): CfnPipe {
     const stack = Stack.of(this);
@@ -216,8 +333,13 @@ export class NewPlantWebhook extends Construct {
     );
     role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: ['*'] }));
     role.addToPolicy(
-      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+      new PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [this.queue.queueArn, this.pipeDeadLetterQueue.queueArn],
+      }),
     );
+    // Pipes writes its log records as the pipe's role.
+    this.pipeLogGroup.grantWrite(role);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
@@ -234,14 +356,40 @@ export class NewPlantWebhook extends Construct {
           startingPosition: 'TRIM_HORIZON',
           // SQS takes at most 10 messages per batch; each record is a message of its own.
           batchSize: 10,
+          maximumRetryAttempts: pipeRetryAttempts,
+          deadLetterConfig: { arn: this.pipeDeadLetterQueue.queueArn },
         },
         filterCriteria: { filters: [{ pattern: JSON.stringify(webhookSettings.pipeFilter) }] },
       },
       target: this.queue.queueArn,
+      // Errors only, without the records: no plant's data in the logs.
+      logConfiguration: {
+        level: 'ERROR',
+        cloudwatchLogsLogDestination: { logGroupArn: this.pipeLogGroup.logGroupArn },
+      },
       description: `new-plant events of ${Aws.STACK_NAME}: table stream INSERTs to the webhook queue`,
     });
     // The pipe checks its role's permissions when it is created.
     pipe.node.addDependency(role);
     return pipe;
   }
+}
+
+/**
+ * Fails the synth when the region the deploy goes to is known and has no EventBridge Pipes, and
+ * adds a template rule that refuses such a region before any resource is created.
+ */
+function refuseRegionWithoutPipes(scope: Construct, deployRegion: string | undefined): void {
+  const stack = Stack.of(scope);
+  const region = Token.isUnresolved(stack.region) ? deployRegion : stack.region;
+  const problem = region === undefined ? undefined : pipesRegionProblem(region);
+  if (problem !== undefined) throw new Error(problem);
+  new CfnRule(scope, 'PipesRegion', {
+    assertions: [
+      {
+        assert: Fn.conditionContains([...pipesRegions], Aws.REGION),
+        assertDescription: pipesRegionProblem('this region') ?? '',
+      },
+    ],
+  });
 }

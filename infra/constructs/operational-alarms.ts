@@ -83,7 +83,10 @@ export const versionMetrics = {
  * an idle API has no datapoints, and that is not an incident.
  */
 export class OperationalAlarms extends Construct {
-  /** Every alarm, the rollback alarms included; with alarmEmail, each notifies the topic. */
+  /**
+   * Every alarm, the rollback alarms included; with alarmEmail, each notifies the topic of its
+   * ALARM, and all but the rollback alarms of their OK too.
+   */
   readonly alarms: readonly IAlarm[];
   readonly topic?: ITopic;
   readonly #rollbackAlarms = new Map<string, readonly IAlarm[]>();
@@ -254,7 +257,17 @@ export class OperationalAlarms extends Construct {
         }),
       );
       topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      notifyOnChange(alarms, topic);
+      // A rollback alarm is replaced with every version, and each new one goes from no data to
+      // OK: its OK would e-mail every release, so it notifies its ALARM only.
+      const rollback = new Set<IAlarm>([...this.#rollbackAlarms.values()].flat());
+      notifyOnChange(
+        alarms.filter((each) => !rollback.has(each)),
+        topic,
+      );
+      notifyOnAlarm(
+        alarms.filter((each) => rollback.has(each)),
+        topic,
+      );
       this.topic = topic;
 
       Validations.of(topic).acknowledge({
@@ -283,6 +296,12 @@ export function notifyOnChange(alarms: readonly Alarm[], topic: ITopic): void {
     alarm.addAlarmAction(action);
     alarm.addOkAction(action);
   }
+}
+
+/** Each alarm notifies `topic` when it fires, and not when it clears. */
+export function notifyOnAlarm(alarms: readonly Alarm[], topic: ITopic): void {
+  const action = new SnsAction(topic);
+  for (const alarm of alarms) alarm.addAlarmAction(action);
 }
 
 /**

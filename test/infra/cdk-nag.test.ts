@@ -102,7 +102,7 @@ describe('cdk-nag AwsSolutions on PlantStoreStack', () => {
     for (const { reason } of found) expect(reason.length).toBeGreaterThan(80);
   });
 
-  it("acknowledges, for the webhook, only the secret rotation and the pipe role's ListStreams", () => {
+  it("acknowledges, for the webhook, only the secret rotation, the pipe role's ListStreams and the pipe's own dead-letter queue", () => {
     const without = acknowledgments(buildStack().stack);
     const { stack } = buildStack({
       webhookUrl: 'https://hooks.example.com/plant/webhook',
@@ -113,6 +113,7 @@ describe('cdk-nag AwsSolutions on PlantStoreStack', () => {
     );
 
     expect(added.map(({ path, id }) => `${path} ${id}`).sort()).toStrictEqual([
+      'NewPlantWebhook/PipeDeadLetterQueue AwsSolutions-SQS3',
       'NewPlantWebhook/PipeRole AwsSolutions-IAM5[Resource::*]',
       'NewPlantWebhook/SigningSecret AwsSolutions-SMG4',
     ]);

@@ -7,7 +7,15 @@ import {
   retryDelaysSeconds,
 } from '../../functions/deliver-webhook/delivery-policy.ts';
 import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
+import { metricsNamespace } from '../../functions/http/request-metrics.ts';
 import {
+  longFailingAttempt,
+  longFailingDeliveryMetric,
+  pipeRetryAttempts,
+} from '../../infra/constructs/new-plant-webhook.ts';
+import { pipesRegions } from '../../infra/pipes-regions.ts';
+import {
+  buildStack,
   onlyResource,
   type PolicyStatement,
   resourceAt,
@@ -85,11 +93,46 @@ describe('NewPlantWebhook', () => {
     const batch = (pipe.Properties.SourceParameters as Record<string, Record<string, number>>)
       .DynamoDBStreamParameters?.BatchSize;
     expect(batch).toBeLessThanOrEqual(10);
-    // No retry limit and no age limit: a record is retried until the stream drops it.
-    expect(JSON.stringify(pipe.Properties)).not.toMatch(/MaximumRetryAttempts|MaximumRecordAge/);
   });
 
-  it('dead-letters an event after the last attempt of the schedule, and keeps it 14 days', () => {
+  it('gives the pipe a retry limit, a dead-letter queue of its own and an error log without the records', () => {
+    const [, pipe] = onlyResource(template, 'AWS::Pipes::Pipe');
+    const [pipeDlqId, pipeDlq] = at('AWS::SQS::Queue', 'NewPlantWebhookPipeDeadLetterQueue');
+    const [logGroupId] = at('AWS::Logs::LogGroup', 'NewPlantWebhookPipeLogGroup');
+
+    expect(pipe.Properties).toMatchObject({
+      SourceParameters: {
+        DynamoDBStreamParameters: {
+          MaximumRetryAttempts: pipeRetryAttempts,
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [pipeDlqId, 'Arn'] } },
+        },
+      },
+      LogConfiguration: {
+        Level: 'ERROR',
+        CloudwatchLogsLogDestination: { LogGroupArn: { 'Fn::GetAtt': [logGroupId, 'Arn'] } },
+      },
+    });
+    // A stuck batch holds its shard up for minutes, not until the stream drops it a day later.
+    expect(pipeRetryAttempts).toBeGreaterThan(0);
+    expect(pipeRetryAttempts).toBeLessThanOrEqual(185);
+    expect(JSON.stringify(pipe.Properties)).not.toContain('IncludeExecutionData');
+    expect(pipeDlq.Properties.MessageRetentionPeriod).toBe(14 * 24 * 60 * 60);
+  });
+
+  it('keeps the queues, the pipe dead-letter queue and the signing secret when removed or replaced', () => {
+    const kept = [
+      at('AWS::SQS::Queue', 'NewPlantWebhookQueue')[1],
+      at('AWS::SQS::Queue', 'NewPlantWebhookDeadLetterQueue')[1],
+      at('AWS::SQS::Queue', 'NewPlantWebhookPipeDeadLetterQueue')[1],
+      onlyResource(template, 'AWS::SecretsManager::Secret')[1],
+    ];
+    for (const resource of kept) {
+      expect(resource.DeletionPolicy).toBe('Retain');
+      expect(resource.UpdateReplacePolicy).toBe('Retain');
+    }
+  });
+
+  it('dead-letters an event after the last attempt of the schedule, and keeps it 14 days; every queue takes TLS only', () => {
     const [, queue] = at('AWS::SQS::Queue', 'NewPlantWebhookQueue');
     const [, deadLetters] = at('AWS::SQS::Queue', 'NewPlantWebhookDeadLetterQueue');
     const schedule = retryDelaysSeconds.reduce((sum, wait) => sum + wait, 0);
@@ -115,7 +158,7 @@ describe('NewPlantWebhook', () => {
           ],
         },
       },
-      2,
+      3,
     );
   });
 
@@ -128,12 +171,19 @@ describe('NewPlantWebhook', () => {
       FunctionName: { Ref: functionId },
       BatchSize: batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: Match.anyValue() },
+      ScalingConfig: { MaximumConcurrency: 5 },
     });
     const timeout = fn.Properties.Timeout as number;
     expect(timeout * 1000).toBeGreaterThan(deliveryDeadlineMs);
     // Lambda's advice for a queue it polls: at least six times the function's timeout.
     expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * timeout);
+  });
+
+  it('runs as many deliverers at once as the stage says', () => {
+    synthStack({ webhookUrl, webhookConcurrency: 2 }).template.hasResourceProperties(
+      'AWS::Lambda::EventSourceMapping',
+      { ScalingConfig: { MaximumConcurrency: 2 } },
+    );
   });
 
   it('runs the deliverer on Node 24 and arm64 with the URL, and the secret by reference only', () => {
@@ -210,7 +260,25 @@ describe('NewPlantWebhook', () => {
         resource: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
       },
       { actions: ['dynamodb:ListStreams'], resource: '*' },
-      { actions: ['sqs:SendMessage'], resource: { 'Fn::GetAtt': [queueId(), 'Arn'] } },
+      {
+        actions: ['sqs:SendMessage'],
+        // Sorted by logical id, as the CDK writes a policy's resources.
+        resource: [
+          {
+            'Fn::GetAtt': [
+              logicalId('AWS::SQS::Queue', 'NewPlantWebhookPipeDeadLetterQueue'),
+              'Arn',
+            ],
+          },
+          { 'Fn::GetAtt': [queueId(), 'Arn'] },
+        ],
+      },
+      {
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resource: {
+          'Fn::GetAtt': [logicalId('AWS::Logs::LogGroup', 'NewPlantWebhookPipeLogGroup'), 'Arn'],
+        },
+      },
     ]);
     expect(role.Properties.AssumeRolePolicyDocument).toMatchObject({
       Statement: [
@@ -262,6 +330,89 @@ describe('NewPlantWebhook', () => {
       MetricName: 'ExecutionFailed',
       Dimensions: [{ Name: 'PipeName', Value: { Ref: pipeId } }],
     });
+  });
+
+  it('pages on an event nobody takes within the hour, and on one failing for hours', () => {
+    const [, age] = at('AWS::CloudWatch::Alarm', 'NewPlantWebhookOldestEventAge');
+    expect(age.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId(), 'QueueName'] } }],
+      Threshold: 3600,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    // Far sooner than the dead-letter alarm, which waits for the whole schedule.
+    expect(
+      (age.Properties.Period as number) * (age.Properties.EvaluationPeriods as number) + 3600,
+    ).toBeLessThan(4 * 3600);
+
+    const [, filter] = at('AWS::Logs::MetricFilter', 'NewPlantWebhookLongFailingDeliveries');
+    const [logGroupId] = at('AWS::Logs::LogGroup', 'NewPlantWebhookLogGroup');
+    expect(filter.Properties).toMatchObject({
+      LogGroupName: { Ref: logGroupId },
+      FilterPattern: `{ ($.message = "webhook delivery") && ($.outcome = "retried") && ($.attempt >= ${longFailingAttempt}) }`,
+      MetricTransformations: [
+        {
+          MetricName: longFailingDeliveryMetric,
+          MetricNamespace: metricsNamespace,
+          MetricValue: '1',
+        },
+      ],
+    });
+    const hoursBefore =
+      retryDelaysSeconds.slice(0, longFailingAttempt - 1).reduce((sum, wait) => sum + wait, 0) /
+      3600;
+    expect(hoursBefore).toBeGreaterThan(1);
+    expect(hoursBefore).toBeLessThan(6);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: longFailingDeliveryMetric,
+      Threshold: 1,
+    });
+  });
+
+  it('pages at the first batch the pipe dead-letters', () => {
+    const [, alarm] = at('AWS::CloudWatch::Alarm', 'NewPlantWebhookPipeDeadLetters');
+    expect(alarm.Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        {
+          Name: 'QueueName',
+          Value: {
+            'Fn::GetAtt': [
+              logicalId('AWS::SQS::Queue', 'NewPlantWebhookPipeDeadLetterQueue'),
+              'QueueName',
+            ],
+          },
+        },
+      ],
+      Threshold: 1,
+    });
+  });
+
+  it('refuses, in the template, a region without EventBridge Pipes before anything is created', () => {
+    const rules = template.toJSON().Rules as Record<string, { Assertions: unknown[] }>;
+    const [rule] = Object.values(rules).filter((each) =>
+      JSON.stringify(each).includes('EventBridge Pipes'),
+    );
+    expect(rule?.Assertions).toStrictEqual([
+      {
+        Assert: { 'Fn::Contains': [[...pipesRegions], { Ref: 'AWS::Region' }] },
+        AssertDescription: expect.stringContaining('needs EventBridge Pipes'),
+      },
+    ]);
+    expect(pipesRegions).toContain('us-east-1');
+    expect(pipesRegions).not.toContain('ap-east-2');
+    expect(withoutWebhook.toJSON().Rules ?? {}).not.toHaveProperty(Object.keys(rules)[0] ?? '');
+  });
+
+  it.each([
+    ['the region the CLI deploys to', { deployRegion: 'ap-east-2' }],
+    ["the stack's own region", { env: { region: 'ap-east-2' } }],
+  ])('fails the synth, naming the region, when %s has no EventBridge Pipes', (_which, options) => {
+    expect(() => buildStack({ webhookUrl, ...options })).toThrow(
+      /webhookUrl\) needs EventBridge Pipes, which ap-east-2 is not known to offer/,
+    );
+    expect(() => buildStack({ ...options })).not.toThrow();
   });
 
   it('outputs the command that prints the secret in whsec_ form, and how to redrive the DLQ', () => {

@@ -353,7 +353,7 @@ describe('OperationalAlarms notifications', () => {
     for (const alarm of alarms()) expect(alarm.Properties.AlarmActions).toBeUndefined();
   });
 
-  it('with alarmEmail, e-mails ALARM and OK of every alarm through one TLS-only topic', () => {
+  it('with alarmEmail, e-mails ALARM of every alarm, and OK of all but the rollback alarms, through one TLS-only topic', () => {
     withEmail.resourceCountIs('AWS::SNS::Topic', 1);
     withEmail.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
@@ -372,10 +372,17 @@ describe('OperationalAlarms notifications', () => {
         ]),
       },
     });
-    const withActions = Object.values(withEmail.findResources('AWS::CloudWatch::Alarm'));
+    const withActions = Object.entries(withEmail.findResources('AWS::CloudWatch::Alarm')) as [
+      string,
+      Resource,
+    ][];
     expect(withActions).toHaveLength(alarmCount);
-    for (const alarm of withActions) {
-      expect(alarm.Properties).toMatchObject({ AlarmActions: [topic], OKActions: [topic] });
+    const isRollback = (id: string) => id.includes('DeployedVersion');
+    expect(withActions.filter(([id]) => isRollback(id))).toHaveLength(2 * operations.length);
+    for (const [id, alarm] of withActions) {
+      expect(alarm.Properties.AlarmActions).toStrictEqual([topic]);
+      // A rollback alarm is new with each version: its first OK would e-mail every release.
+      expect(alarm.Properties.OKActions).toStrictEqual(isRollback(id) ? undefined : [topic]);
     }
   });
 

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readStageConfig, StageConfigError } from '../../infra/stage-config.ts';
+import { projectRoot } from '../../infra/bundling/bundling.ts';
+import { readStageConfig, StageConfigError, stageSettingKeys } from '../../infra/stage-config.ts';
 
 const from =
   (context: Record<string, unknown>) =>
@@ -20,6 +23,7 @@ describe('readStageConfig', () => {
       customDomain: undefined,
       ciRoleArn: undefined,
       webhookUrl: undefined,
+      webhookConcurrency: undefined,
     });
   });
 
@@ -149,6 +153,10 @@ describe('readStageConfig', () => {
     [{ webhookUrl: 'hooks.example.com/plant' }, /"webhookUrl" must be an https URL/],
     [{ webhookUrl: 'ftp://hooks.example.com/' }, /"webhookUrl" must be an https URL/],
     [{ webhookUrl: true }, /"webhookUrl" must be a string/],
+    [{ webhookConcurrency: '5' }, /"webhookConcurrency" applies only together with "webhookUrl"/],
+    [{ webhookUrl: 'https://h.example.com/', webhookConcurrency: '1' }, /from 2 to 1000/],
+    [{ webhookUrl: 'https://h.example.com/', webhookConcurrency: 1001 }, /from 2 to 1000/],
+    [{ webhookUrl: 'https://h.example.com/', webhookConcurrency: 2.5 }, /positive integer/],
   ])('rejects %o at synth, naming the key', (context, message) => {
     expect(() => readStageConfig(from(context))).toThrow(StageConfigError);
     expect(() => readStageConfig(from(context))).toThrow(message);
@@ -162,5 +170,118 @@ describe('readStageConfig', () => {
     ],
   ])('accepts a stage containing "aws" with %s', (_with, context) => {
     expect(readStageConfig(from(context)).stage).toBe('laws');
+  });
+});
+
+describe('readStageConfig with per-stage settings in context.stages', () => {
+  const prodSettings = {
+    alarmEmail: 'oncall@example.com',
+    webhookUrl: 'https://hooks.example.com/plant/webhook',
+    webhookConcurrency: 3,
+    domainName: 'plants.example.com',
+    certificateArn:
+      'arn:aws:acm:eu-west-1:123456789012:certificate/0e9a8b7c-6d5e-4f3a-9b2c-1d0e9f8a7b6c',
+    deploymentConfig: 'Canary10Percent10Minutes',
+  };
+  const stages = { dev: {}, prod: prodSettings };
+
+  it('builds prod whole from -c stage=prod alone', () => {
+    expect(readStageConfig(from({ stages, stage: 'prod' }))).toMatchObject({
+      stage: 'prod',
+      alarmEmail: prodSettings.alarmEmail,
+      webhookUrl: prodSettings.webhookUrl,
+      webhookConcurrency: 3,
+      customDomain: {
+        domainName: 'plants.example.com',
+        certificateArn: prodSettings.certificateArn,
+      },
+      deploymentConfig: 'Canary10Percent10Minutes',
+    });
+  });
+
+  it.each([
+    ['dev, which has an entry', { stage: 'dev' }],
+    ['a stage without one', { stage: 'alice' }],
+    ['the default stage', {}],
+  ])("gives %s none of prod's settings", (_who, context) => {
+    const config = readStageConfig(from({ stages, ...context }));
+    for (const key of ['alarmEmail', 'webhookUrl', 'webhookConcurrency', 'customDomain'] as const) {
+      expect(config[key]).toBeUndefined();
+    }
+  });
+
+  it("lets a -c value override the stage's for one run, and a blank one turn it off", () => {
+    expect(
+      readStageConfig(from({ stages, stage: 'prod', alarmEmail: 'release@example.com' })),
+    ).toMatchObject({ alarmEmail: 'release@example.com', webhookUrl: prodSettings.webhookUrl });
+    expect(
+      readStageConfig(from({ stages, stage: 'prod', webhookUrl: '', webhookConcurrency: '' }))
+        .webhookUrl,
+    ).toBeUndefined();
+  });
+
+  it.each([
+    [
+      { prod: { webhookURL: 'https://h.example.com/' } },
+      /"stages.prod" has an unknown key "webhookURL": did you mean "webhookUrl"\?/,
+    ],
+    [
+      { prod: { alarmMail: 'a@example.com' } },
+      /"stages.prod" has an unknown key "alarmMail"; the keys are alarmEmail, /,
+    ],
+    [
+      { prod: { ignoreAlarmConfiguration: true } },
+      /"ignoreAlarmConfiguration": it is given with -c for one run only/,
+    ],
+    [{ prod: { stage: 'prod' } }, /unknown key "stage"/],
+    [
+      { prod: { webhookUrl: 'http://h.example.com/' } },
+      /"stages.prod.webhookUrl" must be an https URL/,
+    ],
+    [
+      { prod: { domainName: 'plants.example.com' } },
+      /"stages.prod.domainName" and "certificateArn" go together/,
+    ],
+    [{ laws: {} }, /stages.laws: stage "laws" contains "aws"/],
+    [{ Prod: {} }, /context "stages" entry "Prod" must be lowercase/],
+    [{ prod: 'oncall@example.com' }, /"stages.prod" must be an object of settings/],
+  ])("fails any stage's synth on a mistake in another stage's entry: %o", (entries, message) => {
+    expect(() => readStageConfig(from({ stages: entries, stage: 'dev' }))).toThrow(
+      StageConfigError,
+    );
+    expect(() => readStageConfig(from({ stages: entries, stage: 'dev' }))).toThrow(message);
+  });
+
+  it('refuses a context "stages" that is not an object of stages', () => {
+    expect(() => readStageConfig(from({ stages: ['prod'] }))).toThrow(/"stages" must be an object/);
+  });
+
+  it("accepts every key it documents in a stage's entry", () => {
+    const everything: Record<string, unknown> = {
+      ...prodSettings,
+      authIssuer: 'https://issuer.example.com',
+      authAudience: 'plants',
+      authJwksUrl: 'https://issuer.example.com/keys',
+      authScope: 'w',
+      authReadScope: 'r',
+      authDomainPrefix: 'acme-plants',
+      throttleRateLimit: 10,
+      throttleBurstLimit: 20,
+      ciRoleArn: 'arn:aws:iam::123456789012:role/deploy',
+    };
+    expect(Object.keys(everything).sort()).toEqual([...stageSettingKeys].sort());
+    expect(readStageConfig(from({ stages: { prod: everything }, stage: 'prod' })).stage).toBe(
+      'prod',
+    );
+  });
+
+  it("reads every stage of the project's cdk.json", () => {
+    const { context } = JSON.parse(readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')) as {
+      context: Record<string, unknown> & { stages: Record<string, unknown> };
+    };
+    expect(Object.keys(context.stages)).toEqual(expect.arrayContaining(['dev', 'prod']));
+    for (const stage of Object.keys(context.stages)) {
+      expect(readStageConfig(from({ ...context, stage })).stage).toBe(stage);
+    }
   });
 });

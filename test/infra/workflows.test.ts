@@ -15,6 +15,11 @@ const actionsDir = path.join(projectRoot, '.github', 'actions');
 const workflowFiles = readdirSync(workflowsDir).filter((name) => /\.ya?ml$/.test(name));
 const actionFiles = readdirSync(actionsDir).map((name) => path.join(name, 'action.yml'));
 const read = (file: string) => readFileSync(file, 'utf8');
+const { stages } = (
+  JSON.parse(read(path.join(projectRoot, 'cdk.json'))) as {
+    context: { stages: Record<string, unknown> };
+  }
+).context;
 
 type Step = {
   uses?: string;
@@ -135,10 +140,19 @@ describe('the CI workflow', () => {
     expect(readCiConfig((key) => (key === 'githubRepo' ? 'o/n' : undefined))?.environments).toEqual(
       ['prod'],
     );
-    expect(prod.steps.find((step) => step.id === 'deploy')?.with).toMatchObject({
+    expect(prod.steps.find((step) => step.id === 'deploy')?.with).toEqual({
       stage: 'prod',
       'role-to-assume': expression('vars.AWS_DEPLOY_ROLE_ARN'),
+      'aws-region': expression('vars.AWS_REGION'),
     });
+  });
+
+  it("deploys only stages that have an entry in cdk.json's context.stages", () => {
+    const deployed = Object.values(ci.jobs).flatMap((each) =>
+      each.steps.filter((step) => step.uses === './.github/actions/deploy-stage'),
+    );
+    expect(deployed.map((step) => step.with?.stage).sort()).toEqual(['dev', 'prod']);
+    for (const step of deployed) expect(Object.keys(stages)).toContain(step.with?.stage);
   });
 
   it('pins every third-party action to a full commit SHA, with its tag beside it', () => {
@@ -201,6 +215,18 @@ describe('the deploy-stage action', () => {
     const smoke = script.indexOf('npm run smoke -- --url');
     const contract = script.indexOf('npm run contract -- --url "$api_url" --token "$token"');
     expect(contract).toBeGreaterThan(smoke);
+  });
+
+  it("passes the deploy only the stage and its own role: the rest is the stage's entry in cdk.json", () => {
+    expect(Object.keys(deployStage.inputs).sort()).toEqual([
+      'aws-region',
+      'role-to-assume',
+      'stage',
+    ]);
+    const deploy = steps.find((step) => step.run?.includes('npx cdk deploy'));
+    const given = [...(deploy?.run ?? '').matchAll(/-c "([^=]+)=/g)].map(([, key]) => key);
+    expect(given).toEqual(['stage', 'ciRoleArn']);
+    expect(Object.keys(deploy?.env ?? {}).sort()).toEqual(['CI_ROLE_ARN', 'STAGE']);
   });
 
   it('tells the stage its own role, so that the stage lets it read that pool only', () => {
