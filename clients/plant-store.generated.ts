@@ -98,7 +98,9 @@ export interface paths {
          *
          *     The id is named exactly as an int64 is written in decimal: digits, a leading `-` for a
          *     negative id, no leading zeros, no `+`, fraction, exponent or spaces, and not `-0`, so that
-         *     one plant has one URL and `/plants/01` can never delete plant 1.
+         *     `/plants/01` can never delete plant 1. The gateway decodes percent-escapes in the path
+         *     first, as HTTP allows, so `/plants/%31` names plant 1 too: one plant has one id, written
+         *     one way once decoded.
          */
         delete: operations["deletePlant"];
         options?: never;

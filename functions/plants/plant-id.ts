@@ -21,7 +21,7 @@ export function asPlantId(text: string): PlantId | undefined {
 
 /**
  * The id named by a request's path: exactly the canonical decimal form, as `toString` writes a
- * number. Anything else is refused rather than read leniently, so that one plant has one URL
+ * number. Anything else is refused rather than read leniently, so that one plant has one id
  * and `/plants/01` can never delete plant 1.
  */
 export function parsePlantId(text: string): PlantId {
