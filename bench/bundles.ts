@@ -52,6 +52,8 @@ const referenceFiles: {
 } = {
   'create-plant': { limit: 'limit.ts', bare: 'bare.ts' },
   'list-plants': { limit: 'limit-list.ts', bare: 'bare-list.ts' },
+  'get-plant': { limit: 'limit-get.ts', bare: 'bare-get.ts' },
+  'replace-plant': { limit: 'limit-replace.ts', bare: 'bare-replace.ts' },
   'delete-plant': { limit: 'limit-delete.ts', bare: 'bare-delete.ts' },
 };
 

@@ -13,6 +13,15 @@ export const answer = (statusCode: number, body?: string, headers?: Record<strin
 export const failure = (status: number, message: string, headers?: Record<string, string>) =>
   answer(status, JSON.stringify({ error: status, message }), headers);
 
+/** An answer without a body (204, 304), so without a Content-Type to describe one. */
+export const bodiless = (statusCode: number, headers?: Record<string, string>) => {
+  const { 'content-type': _none, ...rest } = answer(statusCode, undefined, headers).headers;
+  return { statusCode, headers: rest };
+};
+
+/** The 400 of an id that is not an int64 as the contract writes one. */
+export const badId = () => failure(400, 'id must be an integer from -2^63 to 2^63-1, as written');
+
 /**
  * An int64 as the contract writes one: no sign on 0, no leading zero, no fraction or exponent.
  * The product's own rule (`asPlantId`), not a copy of it.

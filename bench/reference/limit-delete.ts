@@ -1,4 +1,4 @@
-import { answer, type Event, failure, isInt64 } from './limit-answers.ts';
+import { badId, bodiless, type Event, isInt64 } from './limit-answers.ts';
 import { dynamoDb, refusal } from './limit-runtime.ts';
 
 /**
@@ -9,11 +9,10 @@ export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/write');
   if (refused) return refused;
   const id = event.pathParameters?.id ?? '';
-  if (!isInt64(id)) return failure(400, 'id must be an integer from -2^63 to 2^63-1, as written');
+  if (!isInt64(id)) return badId();
   const deleted = await dynamoDb('DeleteItem', { Key: { id: { N: id } } });
   if (deleted.status !== 200) {
     throw new Error(`DeleteItem answered ${deleted.status}: ${deleted.output.__type}`);
   }
-  const { 'content-type': _none, ...headers } = answer(204).headers;
-  return { statusCode: 204, headers };
+  return bodiless(204);
 };

@@ -1,5 +1,6 @@
 import { pageLimits } from '../../functions/list-plants/list-query.ts';
 import { answer, type Event, failure } from './limit-answers.ts';
+import { type Item, plantJson } from './limit-plant.ts';
 import { dynamoDb, refusal } from './limit-runtime.ts';
 
 /**
@@ -14,10 +15,6 @@ const mac = (after: string, limit: number) =>
   createHmac('sha256', tableName).update(`${after}/${limit}`).digest('base64url').slice(0, 22);
 const link = (after: string, limit: number) =>
   `${mac(after, limit)}${Buffer.from(after).toString('base64url')}`;
-
-type Item = { id: { N: string }; name: { S: string }; tag?: { S: string } };
-const plantJson = ({ id, name, tag }: Item) =>
-  `{"id":${id.N},"name":${JSON.stringify(name.S)}${tag ? `,"tag":${JSON.stringify(tag.S)}` : ''}}`;
 
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/read');

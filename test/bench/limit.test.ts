@@ -14,10 +14,15 @@ import {
 } from '../../bench/bundles.ts';
 import { signedDynamoDbHeaders } from '../../bench/reference/limit-sigv4.ts';
 import { envNames } from '../../functions/config.ts';
-import { operations } from '../../functions/operations.ts';
+import { operationNamed, operations } from '../../functions/operations.ts';
 import { lambdaHandler } from '../../infra/bundling/bundling.ts';
 import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
-import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../support/fake-event.ts';
+import {
+  fakeDeleteEvent,
+  fakeEvent,
+  fakeListEvent,
+  fakeOperationEvent,
+} from '../support/fake-event.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../support/https-endpoint.ts';
 import { lambdaEnvironment } from '../support/lambda-environment.ts';
 import { type LambdaProcess, startLambdaProcess } from '../support/lambda-process.ts';
@@ -111,6 +116,38 @@ const errorOf = (result: APIGatewayProxyStructuredResultV2) =>
 
 let nextId = BigInt(Date.now()) * 1000n;
 const newId = () => String(nextId++);
+/** A revision as every write of a plant makes one: 16 random bytes in base64url. */
+const revision = /^[A-Za-z0-9_-]{22}$/;
+
+const read = async (id: string, headers: Record<string, string> = {}, authorization?: string) =>
+  invoke(
+    'limit-get-plant',
+    fakeOperationEvent(
+      operationNamed('get-plant'),
+      { pathParameters: { id }, headers },
+      { token: authorization ?? (await token({ claims: { scope: 'plants/read' } })) },
+    ),
+  );
+const replace = async (
+  id: string,
+  body: string,
+  headers: Record<string, string> = {},
+  authorization?: string,
+) =>
+  invoke(
+    'limit-replace-plant',
+    fakeOperationEvent(
+      operationNamed('replace-plant'),
+      { pathParameters: { id }, body, headers },
+      { token: authorization ?? (await token()) },
+    ),
+  );
+/** A plant created through LIMIT's create, and the strong ETag its revision makes. */
+const created = async (body: (id: string) => string) => {
+  const id = newId();
+  expect((await create(body(id))).statusCode).toBe(200);
+  return { id, etag: `"${await dynalite.getRevision(dynalite.tableName, id)}"` };
+};
 
 describe('LIMIT references', () => {
   it.each(referenced.map(({ name }) => bundleName('limit', name)))(
@@ -141,6 +178,7 @@ describe('bench/reference/limit.ts (POST /plants)', () => {
       name: { S: 'Fern' },
       tag: { S: 'indoor' },
     });
+    expect(await dynalite.getRevision(dynalite.tableName, id)).toMatch(revision);
   });
 
   it('answers 200 to an identical replay and 409 to a different plant, which is not stored', async () => {
@@ -268,6 +306,177 @@ describe('bench/reference/limit-delete.ts (DELETE /plants/{id})', () => {
     );
 
     expect(refused.statusCode).toBe(400);
+  });
+});
+
+describe('bench/reference/limit-get.ts (GET /plants/{id})', () => {
+  it('answers 200 with the plant as a list item, its revision as a strong ETag, private, no-cache', async () => {
+    const { id, etag } = await created((id) => `{"id":${id},"name":"Fern","tag":"indoor"}`);
+
+    const answered = await read(id);
+
+    expect(answered.statusCode).toBe(200);
+    expect(answered.body).toBe(`{"id":${id},"name":"Fern","tag":"indoor"}`);
+    expect(answered.headers).toMatchObject({ etag, 'cache-control': 'private, no-cache' });
+  });
+
+  it('answers 304 with the ETag and no body when If-None-Match names it, weak or in a list', async () => {
+    const { id, etag } = await created((id) => `{"id":${id},"name":"Fern"}`);
+
+    const answers = [
+      await read(id, { 'if-none-match': etag }),
+      await read(id, { 'if-none-match': `"other", W/${etag}` }),
+      await read(id, { 'if-none-match': '*' }),
+      await read(id, { 'if-none-match': '"other"' }),
+    ];
+
+    expect(answers.map((answered) => answered.statusCode)).toEqual([304, 304, 304, 200]);
+    expect(answers[0]?.body).toBeUndefined();
+    expect(answers[0]?.headers).toMatchObject({ etag, 'cache-control': 'private, no-cache' });
+    expect(answers[0]?.headers?.['content-type']).toBeUndefined();
+  });
+
+  it('answers a plant stored without a revision with the ETag "0"', async () => {
+    const id = newId();
+    await dynalite.putItem(dynalite.tableName, { id: { N: id }, name: { S: 'Old fern' } });
+
+    const answered = await read(id);
+
+    expect(answered.statusCode).toBe(200);
+    expect(answered.headers?.etag).toBe('"0"');
+  });
+
+  it('answers 404 in the error shape when no plant has the id', async () => {
+    const absent = await read(newId());
+
+    expect(absent.statusCode).toBe(404);
+    expect(errorOf(absent).error).toBe(404);
+  });
+
+  it.each([
+    ['the id 01', '01', {}],
+    ['the id 9223372036854775808', '9223372036854775808', {}],
+    ['an If-None-Match without quotes', undefined, { 'if-none-match': 'abc' }],
+    ['an If-Match beside it', undefined, { 'if-match': '"abc"' }],
+  ])('answers 400 to %s', async (_case, id, headers: Record<string, string>) => {
+    const refused = await read(id ?? newId(), headers);
+
+    expect(refused.statusCode).toBe(400);
+    expect(errorOf(refused).error).toBe(400);
+  });
+
+  it('answers 401 without a token and 403 to a token without plants/read', async () => {
+    const noToken = await invoke(
+      'limit-get-plant',
+      fakeOperationEvent(operationNamed('get-plant'), { pathParameters: { id: newId() } }),
+    );
+    const writer = await read(newId(), {}, await token());
+
+    expect([noToken.statusCode, writer.statusCode]).toEqual([401, 403]);
+  });
+});
+
+describe('bench/reference/limit-replace.ts (PUT /plants/{id})', () => {
+  it('replaces the plant whole, with a new revision, and answers 200 with it and its new ETag', async () => {
+    const { id, etag } = await created((id) => `{"id":${id},"name":"Fern","tag":"indoor"}`);
+
+    const replaced = await replace(id, `{"id":${id},"name":"Ivy"}`, { 'if-match': etag });
+
+    const stored = await dynalite.getRevision(dynalite.tableName, id);
+    expect(replaced.statusCode).toBe(200);
+    expect(replaced.body).toBe(`{"id":${id},"name":"Ivy"}`);
+    expect(stored).toMatch(revision);
+    expect(replaced.headers?.etag).toBe(`"${stored}"`);
+    expect(replaced.headers?.etag).not.toBe(etag);
+    expect(await dynalite.getItem(dynalite.tableName, id)).toStrictEqual({
+      id: { N: id },
+      name: { S: 'Ivy' },
+    });
+  });
+
+  it('answers 412, not 404, to an If-Match the plant no longer has, and changes nothing', async () => {
+    const { id, etag } = await created((id) => `{"id":${id},"name":"Fern"}`);
+    await replace(id, '{"name":"Ivy"}', { 'if-match': etag });
+    const current = await dynalite.getRevision(dynalite.tableName, id);
+
+    const stale = await replace(id, '{"name":"Moss"}', { 'if-match': etag });
+    const weak = await replace(id, '{"name":"Moss"}', { 'if-match': `W/"${current}"` });
+
+    expect([stale.statusCode, weak.statusCode]).toEqual([412, 412]);
+    expect(errorOf(stale).error).toBe(412);
+    expect(await dynalite.getRevision(dynalite.tableName, id)).toBe(current);
+    expect(await dynalite.getItem(dynalite.tableName, id)).toStrictEqual({
+      id: { N: id },
+      name: { S: 'Ivy' },
+    });
+  });
+
+  it('replaces with If-Match: *, a list naming the revision, or none; "0" matches a plant stored without one', async () => {
+    const { id, etag } = await created((id) => `{"id":${id},"name":"Fern"}`);
+    const old = newId();
+    await dynalite.putItem(dynalite.tableName, { id: { N: old }, name: { S: 'Old fern' } });
+
+    const statuses = [
+      (await replace(id, '{"name":"Ivy"}', { 'if-match': `"0", W/"x", ${etag}` })).statusCode,
+      (await replace(id, '{"name":"Moss"}', { 'if-match': '*' })).statusCode,
+      (await replace(id, '{"name":"Fern"}')).statusCode,
+      (await replace(old, '{"name":"Ivy"}', { 'if-match': '"0"' })).statusCode,
+    ];
+
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    expect(await dynalite.getRevision(dynalite.tableName, old)).toMatch(revision);
+  });
+
+  it.each([
+    ['no If-Match', {}],
+    ['If-Match: *', { 'if-match': '*' }],
+    ['an If-Match', { 'if-match': '"AAAAAAAAAAAAAAAAAAAAAA"' }],
+  ])('answers 404 with %s when no plant has the id, and creates none', async (_case, headers) => {
+    const id = newId();
+
+    const absent = await replace(id, '{"name":"Fern"}', headers);
+
+    expect(absent.statusCode).toBe(404);
+    expect(errorOf(absent).error).toBe(404);
+    expect(await dynalite.getItem(dynalite.tableName, id)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      "an id in the body that is not the path's",
+      (id: string) => `{"id":${BigInt(id) + 1n},"name":"Ivy"}`,
+      {},
+    ],
+    ['the id as a string', (id: string) => `{"id":"${id}","name":"Ivy"}`, {}],
+    ['a missing name', () => '{"tag":"indoor"}', {}],
+    ['an If-Match without quotes', () => '{"name":"Ivy"}', { 'if-match': 'abc' }],
+    ['an If-None-Match beside it', () => '{"name":"Ivy"}', { 'if-none-match': '*' }],
+  ])(
+    'answers 400 to %s and changes nothing',
+    async (_case, body, headers: Record<string, string>) => {
+      const { id } = await created((id) => `{"id":${id},"name":"Fern"}`);
+
+      const refused = await replace(id, body(id), headers);
+
+      expect(refused.statusCode).toBe(400);
+      expect(errorOf(refused).error).toBe(400);
+      expect(await dynalite.getItem(dynalite.tableName, id)).toStrictEqual({
+        id: { N: id },
+        name: { S: 'Fern' },
+      });
+    },
+  );
+
+  it('answers 415, 413 and 403 as create does', async () => {
+    const id = newId();
+    const statuses = [
+      (await replace(id, '{"name":"Ivy"}', { 'content-type': 'text/plain' })).statusCode,
+      (await replace(id, `{"name":"${'x'.repeat(17_000)}"}`)).statusCode,
+      (await replace(id, '{"name":"Ivy"}', {}, await token({ claims: { scope: 'plants/read' } })))
+        .statusCode,
+    ];
+
+    expect(statuses).toEqual([415, 413, 403]);
   });
 });
 
