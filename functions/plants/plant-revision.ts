@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 declare const revisionBrand: unique symbol;
 
 /**
@@ -10,10 +12,12 @@ export type Revision = string & { readonly [revisionBrand]: true };
 /** The revision of a plant written before revisions existed; never drawn by `newRevision`. */
 export const unrevised = '0' as Revision;
 
-/** 128 random bits, base64url: no two writes of any plant share one. */
+/**
+ * 128 random bits, base64url: no two writes of any plant share one. From `node:crypto`, which the
+ * token verifier has loaded already: the global `crypto` would load WebCrypto on a cold request.
+ */
 export function newRevision(): Revision {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Buffer.from(bytes).toString('base64url') as Revision;
+  return randomBytes(16).toString('base64url') as Revision;
 }
 
 /** A revision this store could have written: `unrevised`, or 22 base64url characters. */
