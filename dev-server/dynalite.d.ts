@@ -11,6 +11,12 @@ declare module 'dynalite' {
  * stream stand-in uses (dev-server/webhook/table-stream.ts).
  */
 declare module 'dynalite/db/index.js' {
+  /** A write's condition against the item it would replace: undefined or null when it holds. */
+  export type CheckConditional = (
+    request: { readonly ReturnValuesOnConditionCheckFailure?: string },
+    existingItem: Record<string, unknown> | undefined,
+  ) => { statusCode?: number; body?: Record<string, unknown> } | null | undefined;
+
   /** One write as abstract-level takes it; keys are strings here (utf8), values JSON. */
   export interface LevelOperation {
     readonly type: 'put' | 'del';
@@ -64,6 +70,7 @@ declare module 'dynalite/db/index.js' {
 
   const dynaliteDb: {
     create: typeof create;
+    checkConditional: CheckConditional;
     itemSize: typeof itemSize;
   };
   export default dynaliteDb;

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import dynaliteDb, { type DynaliteStore, type LevelDatabase } from 'dynalite/db/index.js';
-import { startOldItemProxy } from './old-item-on-condition-failure.ts';
+import { returnOldItemOnConditionFailure } from './old-item-on-condition-failure.ts';
 import { checkStore } from './store-check.ts';
 
 /** Dummy credentials: dynalite checks that a request is SigV4-signed, not by whom. */
@@ -22,8 +22,8 @@ export const localAwsCredentials = {
 /**
  * Starts dynalite on loopback at an ephemeral port (nothing else should reach it), its LevelDB in
  * `dir` (refused when damaged: `checkStore`) or in memory, and creates the table when absent, the
- * way the CDK stack creates it on AWS: partition key `id`, a Number. Clients reach it through
- * `startOldItemProxy`, which gives a failed conditional write its old item as DynamoDB does.
+ * way the CDK stack creates it on AWS: partition key `id`, a Number. A failed conditional write
+ * answers with its old item, as DynamoDB does (`returnOldItemOnConditionFailure`).
  */
 export async function startDynamoDb(options: {
   readonly dir?: string | undefined;
@@ -33,18 +33,13 @@ export async function startDynamoDb(options: {
   const { server, level } = openDynalite({ ...(options.dir && { path: options.dir }) });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const proxy = await startOldItemProxy(
-    `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-  );
-  const { endpoint } = proxy;
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Waits for pending LevelDB writes and closes the database: the flush.
-  const close = async () => {
-    await proxy.close();
-    await new Promise<void>((resolve, reject) => {
+  const close = () =>
+    new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));
       server.closeAllConnections();
     });
-  };
   const { region, ...credentials } = localAwsCredentials;
   const client = new DynamoDBClient({ region, endpoint, credentials });
   try {
@@ -89,6 +84,7 @@ export async function untilActive(client: DynamoDBClient, tableName: string): Pr
  * module's `create`, called once and synchronously, which is wrapped for that one call.
  */
 function openDynalite(options: { path?: string }): { server: Server; level: LevelDatabase } {
+  returnOldItemOnConditionFailure();
   const create = dynaliteDb.create;
   let store: DynaliteStore | undefined;
   dynaliteDb.create = (storeOptions) => {
