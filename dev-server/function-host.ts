@@ -13,8 +13,14 @@ export interface LocalFunction<Event = APIGatewayProxyEventV2> {
   stop(): Promise<void>;
 }
 
-/** How one invocation ended: the handler's result, or an error, a timeout or a crash. */
-export type Invocation = { readonly ok: true; readonly result: unknown } | { readonly ok: false };
+/**
+ * How one invocation ended: the handler's result, or why it has none. After a timeout or a crash
+ * Lambda would not hand the environment another invocation as it is: a timed-out handler may still
+ * be running in the worker, and a crashed worker answers nothing again.
+ */
+export type Invocation =
+  | { readonly ok: true; readonly result: unknown }
+  | { readonly ok: false; readonly failure: 'threw' | 'timedOut' | 'crashed' };
 
 export class FunctionInitError extends Error {
   constructor(message: string) {
@@ -109,7 +115,9 @@ export async function startWorker<Event = APIGatewayProxyEventV2>(
     if ('id' in message) {
       // The worker leaves `result` out when the handler threw.
       const invocation: Invocation =
-        'result' in message ? { ok: true, result: message.result } : { ok: false };
+        'result' in message
+          ? { ok: true, result: message.result }
+          : { ok: false, failure: 'threw' };
       pending.get(message.id)?.(invocation);
     } else if (message.initError === undefined) loaded.resolve();
     else loaded.reject(new FunctionInitError(message.initError));
@@ -121,20 +129,20 @@ export async function startWorker<Event = APIGatewayProxyEventV2>(
     // Lambda would start a fresh environment; here the next requests get 500 until a restart.
     exited = true;
     loaded.reject(new FunctionInitError(`its worker exited with code ${code}`));
-    for (const settle of pending.values()) settle({ ok: false });
+    for (const settle of pending.values()) settle({ ok: false, failure: 'crashed' });
   });
   await loaded.promise;
 
   const timeoutMs = timeoutSeconds * 1000;
   let nextId = 0;
   const run = (event: Event): Promise<Invocation> => {
-    if (exited) return Promise.resolve({ ok: false });
+    if (exited) return Promise.resolve({ ok: false, failure: 'crashed' });
     const id = nextId++;
     return new Promise((resolve) => {
       // Lambda stops an invocation at the function timeout; here the late result is dropped.
       const timer = setTimeout(() => {
         console.error(`local function: task timed out after ${timeoutMs} ms`);
-        pending.get(id)?.({ ok: false });
+        pending.get(id)?.({ ok: false, failure: 'timedOut' });
       }, timeoutMs);
       pending.set(id, (invocation) => {
         clearTimeout(timer);

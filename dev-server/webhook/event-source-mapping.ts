@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { LocalFunction } from '../function-host.ts';
+import type { Invocation, LocalFunction } from '../function-host.ts';
 import type { LocalQueue, ReceivedMessage } from './local-queue.ts';
 
 export interface EventSourceMappingSettings {
@@ -20,24 +20,30 @@ export interface EventSourceMappingSettings {
  *   of another shape, is a complete failure; so is an invocation that throws, times out or crashes;
  * - a failed message is left alone: it comes back when its visibility timeout ends (the deliverer
  *   sets that with ChangeMessageVisibility) and goes to the DLQ after `maxReceiveCount` receives.
- * Up to `maxConcurrency` batches run at once, so one slow batch holds up no other. On Lambda each
- * would have an execution environment of its own; here they share the one worker.
+ * Up to `maxConcurrency` batches run at once, so one slow batch holds up no other, and each in an
+ * execution environment of its own, as on Lambda: one environment runs one invocation at a time,
+ * so batches never share what the function keeps across invocations (its connections).
+ * Environments are started as batches need them and kept for the next ones; one that timed out or
+ * crashed is replaced. Resolves once the first has loaded, so a function that cannot load fails
+ * at once.
  */
-export function startEventSourceMapping(options: {
+export async function startEventSourceMapping(options: {
   readonly queue: LocalQueue;
-  readonly fn: LocalFunction<SQSEvent>;
+  /** Starts one execution environment of the function. */
+  readonly startEnvironment: () => Promise<LocalFunction<SQSEvent>>;
   readonly settings: EventSourceMappingSettings;
   readonly log: (line: string) => void;
-}): { stop(): Promise<void> } {
-  const { queue, fn, settings, log } = options;
+}): Promise<{ stop(): Promise<void> }> {
+  const { queue, settings, log } = options;
   const stopping = new AbortController();
   const running = new Set<Promise<void>>();
+  const environments = await environmentPool(options.startEnvironment);
 
   const invoke = async (messages: readonly ReceivedMessage[]) => {
     const event: SQSEvent = {
       Records: messages.map((message) => sqsRecord(message, queue.arn, settings.region)),
     };
-    const invocation = await fn.run(event);
+    const invocation = await environments.run(event);
     if (stopping.signal.aborted) return;
     const failed = invocation.ok ? failedMessageIds(invocation.result, messages) : 'all';
     if (failed === 'all') {
@@ -82,14 +88,55 @@ export function startEventSourceMapping(options: {
 
   return {
     /**
-     * Stops receiving, then the function: invocations in flight end as failed, and their
-     * messages come back at the next start.
+     * Stops receiving, then the function's environments: invocations in flight end as failed, and
+     * their messages come back at the next start.
      */
     async stop() {
       stopping.abort();
       await polling;
-      await fn.stop();
+      await environments.stop();
       await Promise.allSettled(running);
+    },
+  };
+}
+
+/**
+ * The function's execution environments, each running one invocation at a time: an invocation
+ * takes a free one, or starts one when none is free. A start that fails rejects that invocation,
+ * whose batch comes back, as after a failed init on Lambda.
+ */
+async function environmentPool(start: () => Promise<LocalFunction<SQSEvent>>): Promise<{
+  run(event: SQSEvent): Promise<Invocation>;
+  stop(): Promise<void>;
+}> {
+  const started = new Set<LocalFunction<SQSEvent>>();
+  const free: LocalFunction<SQSEvent>[] = [];
+  let stopped = false;
+  const add = async () => {
+    const environment = await start();
+    started.add(environment);
+    // Started while the mapping stopped: stopped at once, as the others were.
+    if (stopped) await environment.stop();
+    return environment;
+  };
+  free.push(await add());
+
+  return {
+    async run(event) {
+      const environment = free.pop() ?? (await add());
+      // Its worker is ending or gone: it would never answer.
+      if (stopped) return { ok: false, failure: 'crashed' };
+      const invocation = await environment.run(event);
+      if (invocation.ok || invocation.failure === 'threw') free.push(environment);
+      else {
+        started.delete(environment);
+        await environment.stop();
+      }
+      return invocation;
+    },
+    async stop() {
+      stopped = true;
+      await Promise.all([...started].map((environment) => environment.stop()));
     },
   };
 }

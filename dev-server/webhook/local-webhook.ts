@@ -51,8 +51,9 @@ const names = {
 /**
  * The AWS path of the new-plant webhook, on this machine (docs/local-development.md#webhooks-locally):
  * the table's stream -> a pipe that keeps INSERTs -> an SQS queue with its DLQ -> the event source
- * mapping -> the unmodified deliverer in a worker, which reads its secret from Secrets Manager and
- * holds back a failed event with ChangeMessageVisibility, each through a loopback stand-in.
+ * mapping -> the unmodified deliverer in a worker per batch running, which reads its secret from
+ * Secrets Manager and holds back a failed event with ChangeMessageVisibility, each through a
+ * loopback stand-in.
  * Everything is kept in the table's LevelDB, so it survives a restart as the table does.
  */
 export async function startLocalWebhook(options: {
@@ -108,28 +109,28 @@ export async function startLocalWebhook(options: {
     const secretsManager = await startAwsJsonEndpoint(secrets, { region, credentials });
     closers.push(() => secretsManager.close());
 
-    const deliverer = await startWorker<SQSEvent>(
-      {
-        handlerUrl:
-          webhook.handlerUrl ??
-          new URL('../../functions/deliver-webhook/handler.ts', import.meta.url).href,
-        functionName: names.function,
-        memoryMb: functionSettings.memoryMb,
-        timeoutSeconds: webhookSettings.functionTimeoutSeconds,
-        credentials,
-        env: {
-          [webhookEnvNames.url]: webhook.url,
-          [webhookEnvNames.secretId]: secrets.arnOf(names.secret),
-          [webhookEnvNames.queueUrl]: queue.url,
-          [webhookEnvNames.sqsEndpoint]: sqs.url,
-          [webhookEnvNames.secretsManagerEndpoint]: secretsManager.url,
-        },
-      },
-      log,
-    );
-    const mapping = startEventSourceMapping({
+    const mapping = await startEventSourceMapping({
       queue,
-      fn: deliverer,
+      startEnvironment: () =>
+        startWorker<SQSEvent>(
+          {
+            handlerUrl:
+              webhook.handlerUrl ??
+              new URL('../../functions/deliver-webhook/handler.ts', import.meta.url).href,
+            functionName: names.function,
+            memoryMb: functionSettings.memoryMb,
+            timeoutSeconds: webhookSettings.functionTimeoutSeconds,
+            credentials,
+            env: {
+              [webhookEnvNames.url]: webhook.url,
+              [webhookEnvNames.secretId]: secrets.arnOf(names.secret),
+              [webhookEnvNames.queueUrl]: queue.url,
+              [webhookEnvNames.sqsEndpoint]: sqs.url,
+              [webhookEnvNames.secretsManagerEndpoint]: secretsManager.url,
+            },
+          },
+          log,
+        ),
       settings: { batchSize, maxConcurrency: webhookSettings.mappingMaxConcurrency, region },
       log,
     });

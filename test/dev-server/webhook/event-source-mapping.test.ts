@@ -29,36 +29,57 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
     await dynamodb?.close();
   });
 
-  /** A queue of its own mapped to the fixture function in a worker. */
-  async function mapped(expect: ExpectStatic, visibilityTimeoutSeconds = 1) {
+  /**
+   * A queue of its own mapped to the fixture function, each execution environment a worker, with
+   * what the mapping does with them seen from outside: the events handed in, the environments
+   * started and stopped, and the most invocations one environment ran at once.
+   */
+  async function mapped(
+    expect: ExpectStatic,
+    { visibilityTimeoutSeconds = 1, timeoutSeconds = 5 } = {},
+  ) {
     queues += 1;
     const queue = await LocalQueue.open(
       dynamodb.level,
       { name: `mapped-${queues}`, region, visibilityTimeoutSeconds },
       'http://sqs.local',
     );
-    const worker = await startWorker<SQSEvent>(
-      { handlerUrl, functionName: 'batch', memoryMb: 128, timeoutSeconds: 5, env: {} },
-      () => {},
-    );
     const invocations: SQSEvent[] = [];
-    // Every event the mapping hands the function, seen on its way in.
-    const fn: LocalFunction<SQSEvent> = {
-      ...worker,
-      run: (event) => {
-        invocations.push(event);
-        return worker.run(event);
-      },
+    const environments = { started: 0, stopped: 0, mostAtOnce: 0 };
+    const startEnvironment = async (): Promise<LocalFunction<SQSEvent>> => {
+      const worker = await startWorker<SQSEvent>(
+        { handlerUrl, functionName: 'batch', memoryMb: 128, timeoutSeconds, env: {} },
+        () => {},
+      );
+      environments.started += 1;
+      let atOnce = 0;
+      return {
+        ...worker,
+        run: async (event) => {
+          invocations.push(event);
+          atOnce += 1;
+          environments.mostAtOnce = Math.max(environments.mostAtOnce, atOnce);
+          try {
+            return await worker.run(event);
+          } finally {
+            atOnce -= 1;
+          }
+        },
+        stop: () => {
+          environments.stopped += 1;
+          return worker.stop();
+        },
+      };
     };
-    const mapping = startEventSourceMapping({
+    const mapping = await startEventSourceMapping({
       queue,
-      fn,
+      startEnvironment,
       settings: { batchSize: 10, maxConcurrency: 5, region },
       log: () => {},
     });
     stops.push(() => mapping.stop());
     const counts = () => expect.poll(() => queue.counts(), { timeout: 5_000, interval: 5 });
-    return { queue, invocations, counts };
+    return { queue, invocations, environments, counts };
   }
 
   it('invokes the function with the SQS event Lambda builds, and deletes the message', async ({
@@ -119,7 +140,7 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
   );
 
   it('runs batches side by side: a slow batch holds up no other', async ({ expect }) => {
-    const { queue, counts } = await mapped(expect, 10);
+    const { queue, counts } = await mapped(expect, { visibilityTimeoutSeconds: 10 });
     await queue.send(['slow']);
     await counts().toEqual({ visible: 0, inFlight: 1 });
 
@@ -128,6 +149,39 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
     // Done and deleted while the slow one is still running.
     await expect.poll(() => queue.bodies(), { interval: 5 }).toEqual(['slow']);
     await counts().toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  it('runs each batch in an execution environment of its own, started when none is free and then kept, one invocation at a time', async ({
+    expect,
+  }) => {
+    const { queue, environments, counts } = await mapped(expect, { visibilityTimeoutSeconds: 10 });
+    for (const _ of [1, 2, 3]) {
+      await queue.send(['slow']);
+      await expect.poll(() => queue.counts().visible, { interval: 5 }).toBe(0);
+    }
+    await counts().toEqual({ visible: 0, inFlight: 0 });
+
+    await queue.send(['slow']);
+    await counts().toEqual({ visible: 0, inFlight: 0 });
+
+    expect(environments).toEqual({ started: 3, stopped: 0, mostAtOnce: 1 });
+  });
+
+  it('replaces an environment whose invocation timed out, which may still be running it', async ({
+    expect,
+  }) => {
+    const { queue, invocations, environments } = await mapped(expect, {
+      visibilityTimeoutSeconds: 10,
+      timeoutSeconds: 0.5,
+    });
+    await queue.send(['slow']);
+    await expect.poll(() => environments.stopped, { interval: 5 }).toBe(1);
+
+    await queue.send(['ok']);
+
+    await expect.poll(() => queue.bodies(), { interval: 5 }).toEqual(['slow']);
+    expect(invocations).toHaveLength(2);
+    expect(environments).toEqual({ started: 2, stopped: 1, mostAtOnce: 1 });
   });
 });
 
