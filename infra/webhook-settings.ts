@@ -7,6 +7,14 @@ import { deliveryDeadlineMs } from '../functions/deliver-webhook/delivery-policy
  */
 const functionTimeoutSeconds = Math.ceil(deliveryDeadlineMs / 1000) * 2;
 
+/**
+ * The tag of every plant the checks create (the pre-traffic hook, `npm run smoke`, `npm run
+ * contract`): reserved for them, so that the pipe can leave their plants out and no subscriber
+ * hears of test data (docs/decisions/0146-check-plants-not-delivered.md). The hook's declared
+ * cases (functions/<name>/operation.ts, which import only types) spell it out.
+ */
+export const checkPlantTag = 'plant-store-check';
+
 export const webhookSettings = {
   /**
    * Long enough for a batch: every event's attempt at once (the receiver's deadline), the secret's
@@ -24,6 +32,15 @@ export const webhookSettings = {
    * a new account's 10 concurrent executions to the API (docs/decisions/0142-deliverer-concurrency.md).
    */
   mappingMaxConcurrency: 5,
-  /** The pipe's filter (an EventBridge pattern): new items only. */
-  pipeFilter: { eventName: ['INSERT'] },
+  /**
+   * The pipe's filter (an EventBridge pattern): new items only, bar the checks' own plants, whose
+   * tag is `checkPlantTag`. `exists: false` keeps a plant without a tag, which `anything-but`
+   * alone would drop: a pattern matches a field only where the event has it.
+   */
+  pipeFilter: {
+    eventName: ['INSERT'],
+    dynamodb: {
+      NewImage: { tag: { S: [{ 'anything-but': [checkPlantTag] }, { exists: false }] } },
+    },
+  },
 } as const;

@@ -9,10 +9,13 @@
 // no plant has, and each operation's pre-traffic core cases. Every answer must be documented for
 // its operation (status, headers, body) and be the status the spec gives that request. Prints the
 // statuses seen per operation; exit code 1 on any violation, naming the request and the answer.
+// Every plant it stores carries the checks' reserved tag, which the webhook never delivers, and is
+// deleted by the end of the run, whatever failed (docs/decisions/0146-check-plants-not-delivered.md).
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { exactJson, nextLinkTarget, parseExactJson } from '../clients/plant-store-client.ts';
 import { operation as deletePlant } from '../functions/delete-plant/operation.ts';
+import { operation as getPlant } from '../functions/get-plant/operation.ts';
 import {
   type Operation as DeclaredOperation,
   operations as declaredOperations,
@@ -23,6 +26,7 @@ import {
   freshPlantId,
   runCoreCases,
 } from '../functions/pre-traffic-check/core-cases.ts';
+import { checkPlantTag } from '../infra/webhook-settings.ts';
 import {
   type Answer,
   exactIntegerBounds,
@@ -32,7 +36,7 @@ import {
   type Parameter,
   type Route,
 } from './openapi-exchange.ts';
-import { sampleHttpRequest } from './sample-request.ts';
+import { checkedBody, sampleHttpRequest } from './sample-request.ts';
 
 /** One request of a run. */
 export interface SentRequest {
@@ -98,7 +102,8 @@ const maxWalkPages = 10_000;
  * Sends the generated cases, then the stateful steps (a conflict, the list walk and its cursors,
  * deleting the run's plants, every operation's sample), then every operation's pre-traffic core
  * cases (functions/pre-traffic-check/core-cases.ts, judged by their own rules as well), and checks
- * every answer against the spec.
+ * every answer against the spec. Last, even after a step threw, it deletes any plant the run may
+ * have stored and not deleted (`plantLedger`, `deleteLeftovers`).
  */
 export async function runContract(options: ContractOptions): Promise<ContractResult> {
   const spec = await loadOpenApiExchanges();
@@ -121,14 +126,17 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
     const violations = [...spec.checkAnswer(route, answer), ...problems];
     if (violations.length > 0) failures.push({ request, answer, violations });
   };
+  const ledger = plantLedger();
   const exchange = async (request: SentRequest): Promise<Answer | undefined> => {
     requests += 1;
+    let answer: Answer | undefined;
     try {
-      return await send(baseUrl, request, options.timeoutMs);
+      answer = await send(baseUrl, request, options.timeoutMs);
     } catch (error) {
       failures.push({ request, violations: [`no answer: ${describeError(error)}`] });
-      return undefined;
     }
+    ledger.note(request, answer);
+    return answer;
   };
   /** Sends a case and records its answer, with a violation unless its status is expected. */
   const run = async (contractCase: ContractCase): Promise<Answer | undefined> => {
@@ -140,6 +148,34 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
     return answer;
   };
 
+  let walk: ContractResult['walk'];
+  try {
+    walk = await runChecks({ spec, options, run, exchange, record, failures });
+  } finally {
+    // On success and on failure alike: nothing the run stored stays behind.
+    if (options.token !== undefined) {
+      await deleteLeftovers(ledger.ids, { token: options.token, run, exchange, record });
+    }
+  }
+  return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
+}
+
+/** What the steps of a run share: how to send a request, and how to judge and record its answer. */
+interface RunContext {
+  readonly spec: OpenApiExchanges;
+  readonly options: ContractOptions;
+  /** Sends a case and records its answer, with a violation unless its status is expected. */
+  readonly run: (contractCase: ContractCase) => Promise<Answer | undefined>;
+  /** Sends a request; its answer, or undefined (and a failure) when none came. */
+  readonly exchange: (request: SentRequest) => Promise<Answer | undefined>;
+  /** Counts the answer's status for its operation; a failure if the spec or `problems` object. */
+  readonly record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void;
+  readonly failures: ContractFailure[];
+}
+
+/** The run's requests in order; the list walk's summary, when one was made. */
+async function runChecks(context: RunContext): Promise<ContractResult['walk']> {
+  const { spec, options, run, exchange, record, failures } = context;
   /** The plants this run created (a 200 to a create it sent), by id. */
   const stored = new Map<string, { id: Json; name: Json; tag?: Json }>();
   const created: ContractCase[] = [];
@@ -214,7 +250,79 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
   for (const operation of declaredOperations) {
     await runOperationCoreCases(operation, options.token, exchange, record);
   }
-  return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
+  return walk;
+}
+
+/** Where a plant's id sits in a delete's path: delete-plant's route, up to its `{id}`. */
+const deletePathPrefix = deletePlant.path.slice(0, deletePlant.path.indexOf('{id}'));
+
+/**
+ * The plants a run may have stored and not deleted, by id: each create sent with a token that was
+ * answered 200 (`true`: stored), or not answered for certain (`false`: no answer, a 5xx), until a
+ * delete of the id with a token answers 204. It reads every request the run sends, so that no
+ * step need keep count.
+ */
+function plantLedger(): {
+  readonly ids: ReadonlyMap<string, boolean>;
+  note(request: SentRequest, answer: Answer | undefined): void;
+} {
+  const ids = new Map<string, boolean>();
+  return {
+    ids,
+    note(request, answer) {
+      if (request.headers.authorization === undefined) return;
+      if (request.method === createRoute.method && request.path === createRoute.path) {
+        const id = idOfBody(request.body);
+        if (id === undefined) return;
+        if (answer?.status === 200) ids.set(id, true);
+        else if (answer === undefined || answer.status >= 500) ids.set(id, ids.get(id) ?? false);
+      } else if (request.method === 'DELETE' && request.path.startsWith(deletePathPrefix)) {
+        const id = request.path.slice(deletePathPrefix.length);
+        if (answer?.status === 204 && !/[/?]/.test(id)) ids.delete(decodeURIComponent(id));
+      }
+    },
+  };
+}
+
+/** The `id` of a JSON object body, as its exact decimal text. */
+function idOfBody(body: string | Uint8Array | undefined): string | undefined {
+  if (body === undefined) return undefined;
+  const parsed = parseExact(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const { id } = parsed;
+  return typeof id === 'bigint' || typeof id === 'number' ? String(id) : undefined;
+}
+
+/**
+ * Deletes what a run may have left behind (`ids`, from `plantLedger`). A plant a create of the
+ * run stored is deleted; one whose create got no certain answer is read first, and deleted only if
+ * it holds a check's plant (its tag `checkPlantTag`), so that the run cannot delete a plant someone
+ * else stored under that id.
+ */
+async function deleteLeftovers(
+  ids: ReadonlyMap<string, boolean>,
+  context: Pick<RunContext, 'run' | 'exchange' | 'record'> & { readonly token: string },
+): Promise<void> {
+  const { token, run, exchange, record } = context;
+  for (const [id, stored] of [...ids]) {
+    if (!stored) {
+      const read = {
+        name: 'a plant this run may have stored, read',
+        ...sampleHttpRequest(getPlant, id, token),
+      };
+      const answer = await exchange(read);
+      if (answer === undefined) continue;
+      record(read, answer, []);
+      const plant = answer.status === 200 ? parseExact(answer.body) : undefined;
+      if ((plant as { tag?: Json } | undefined)?.tag !== checkPlantTag) continue;
+    }
+    await run({
+      name: 'a plant this run left behind, deleted',
+      ...sampleHttpRequest(deletePlant, id, token),
+      expect: [204],
+      why: 'deleting is idempotent: 204 whether or not the plant is there',
+    });
+  }
 }
 
 const acceptedBody = 'a body the spec accepts';
@@ -344,7 +452,7 @@ async function listWalk(context: {
       name: 'a plant created during the list walk',
       ...createRoute,
       headers: { ...auth, 'content-type': 'application/json' },
-      body: `{"id":${fresh},"name":"Contract walk"}`,
+      body: `{"id":${fresh},"name":"Contract walk","tag":"${checkPlantTag}"}`,
       expect: [200],
       why: 'a fresh id',
     });
@@ -360,6 +468,16 @@ async function listWalk(context: {
     }
     churn = fresh;
     target = next;
+  }
+  if (churn !== undefined) {
+    await run({
+      name: 'the last plant created during the list walk, deleted',
+      method: 'DELETE',
+      path: `/plants/${churn}`,
+      headers: auth,
+      expect: [204],
+      why: 'deleting is idempotent',
+    });
   }
 
   const violations: string[] = [];
@@ -463,10 +581,20 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
               seed: options.seed,
               numRuns: 100,
             })
+            .map(checkedBody)
             .find((body) => spec.acceptsBody(operation, body));
     if (schema !== undefined && validBody === undefined) {
       throw new Error(`no body the spec accepts for ${operation.name}`);
     }
+    /**
+     * A body sent with a token carries the checks' tag (`checkedBody`), unless that would change
+     * whether the spec accepts it (a body refused for its tag alone stays as it is): a plant it
+     * stores is the run's own, and never reaches the webhook's subscriber.
+     */
+    const checked = (body: string, accepted: boolean) => {
+      const marked = checkedBody(body);
+      return spec.acceptsBody(operation, marked) === accepted ? marked : body;
+    };
     const headersOf = (withToken?: string): Record<string, string> =>
       schema === undefined ? authorization(withToken) : jsonHeaders(withToken);
     const noToken = { expect: [401], why: 'no token, whatever the request' } as const;
@@ -477,8 +605,9 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
         numRuns: options.runs,
       });
       for (const generated of bodies) {
-        const body = withPathId(operation.route.path, path, generated);
-        const accepted = spec.acceptsBody(operation, body);
+        const unchecked = withPathId(operation.route.path, path, generated);
+        const accepted = spec.acceptsBody(operation, unchecked);
+        const body = secured && token === undefined ? unchecked : checked(unchecked, accepted);
         const sent = {
           name: accepted ? acceptedBody : 'a body the spec refuses',
           method,

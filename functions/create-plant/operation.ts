@@ -1,6 +1,7 @@
 import type { Operation } from '../operation.ts';
 
-const checkPlant = '{"name":"Pre-traffic check","tag":"pre-traffic-check"}';
+// The checks' reserved tag (infra/webhook-settings.ts `checkPlantTag`): no subscriber hears of it.
+const checkPlant = '{"name":"Pre-traffic check","tag":"plant-store-check"}';
 const createBody = `{"id":{{id}},${checkPlant.slice(1)}`;
 
 /** POST /plants: its route, scope and store actions, its outcomes and how it is tried. */

@@ -7,8 +7,11 @@ export type NewPlantEvent = {
   readonly webhookId: string;
   /** The NewPlant as stored, as JSON text: `id` an exact int64 number, `name`, `tag` if any. */
   readonly payload: string;
-  /** When DynamoDB wrote the item (epoch ms), which the delivery latency is measured from. */
-  readonly createdAt: number;
+  /**
+   * When DynamoDB wrote the item (epoch ms), which the delivery latency is measured from; absent
+   * when the record does not say (AWS marks `ApproximateCreationDateTime` optional).
+   */
+  readonly createdAt?: number;
 };
 
 /** A queue message that is not a table stream record of a new plant; no retry can deliver it. */
@@ -60,15 +63,14 @@ export function newPlantEvent(messageBody: string): NewPlantEvent {
     }
     tag = image.tag.S;
   }
+  // Only the latency metric needs it: an event without a usable one is still delivered.
   const created = record.dynamodb?.ApproximateCreationDateTime;
-  if (typeof created !== 'number' || !Number.isFinite(created)) {
-    throw new MalformedRecordError('the record has no ApproximateCreationDateTime');
-  }
+  const dated = typeof created === 'number' && Number.isFinite(created);
 
   return {
     webhookId: `msg_${eventID}`,
     // The same JSON as a listed plant's: the id as its exact number.
     payload: JSON.stringify(listItemOf({ id, name, tag })),
-    createdAt: created * 1000,
+    ...(dated ? { createdAt: created * 1000 } : {}),
   };
 }

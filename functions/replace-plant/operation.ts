@@ -27,8 +27,12 @@ export const operation = {
     {
       name: 'a plant created for the check',
       operation: 'create-plant',
-      body: '{"id":{{id}},"name":"Pre-traffic check"}',
-      expected: { status: 200, body: { kind: 'json', value: { name: 'Pre-traffic check' } } },
+      // The checks' reserved tag (infra/webhook-settings.ts `checkPlantTag`): never delivered.
+      body: '{"id":{{id}},"name":"Pre-traffic check","tag":"plant-store-check"}',
+      expected: {
+        status: 200,
+        body: { kind: 'json', value: { name: 'Pre-traffic check', tag: 'plant-store-check' } },
+      },
     },
     {
       name: 'reading it gets its ETag',
@@ -36,7 +40,10 @@ export const operation = {
       expected: {
         status: 200,
         headers: { etag: /^"[^"]+"$/ },
-        body: { kind: 'json', value: { id: '{{id}}', name: 'Pre-traffic check' } },
+        body: {
+          kind: 'json',
+          value: { id: '{{id}}', name: 'Pre-traffic check', tag: 'plant-store-check' },
+        },
       },
     },
     {

@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { matchesPattern } from '../../dev-server/webhook/pipe.ts';
 import {
   batchSize,
   deliveryDeadlineMs,
@@ -14,6 +15,7 @@ import {
   pipeRetryAttempts,
 } from '../../infra/constructs/new-plant-webhook.ts';
 import { pipesRegions } from '../../infra/pipes-regions.ts';
+import { checkPlantTag } from '../../infra/webhook-settings.ts';
 import {
   buildStack,
   onlyResource,
@@ -24,6 +26,7 @@ import {
   synthStack,
   type TemplateResource,
 } from '../support/synth.ts';
+import { insertRecord } from '../support/webhook-events.ts';
 
 const webhookUrl = 'https://hooks.example.com/plant/webhook';
 
@@ -79,7 +82,7 @@ describe('NewPlantWebhook', () => {
     expect(id).toBe(onlyResource(withoutWebhook, 'AWS::DynamoDB::Table')[0]);
   });
 
-  it("pipes the stream's INSERT records, from the oldest one, to the queue", () => {
+  it("pipes the stream's INSERT records but the checks' plants, from the oldest one, to the queue", () => {
     const [, pipe] = onlyResource(template, 'AWS::Pipes::Pipe');
 
     expect(pipe.Properties).toMatchObject({
@@ -87,13 +90,45 @@ describe('NewPlantWebhook', () => {
       Target: { 'Fn::GetAtt': [queueId(), 'Arn'] },
       SourceParameters: {
         DynamoDBStreamParameters: { StartingPosition: 'TRIM_HORIZON' },
-        FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'] }) }] },
+        FilterCriteria: {
+          Filters: [
+            {
+              Pattern: JSON.stringify({
+                eventName: ['INSERT'],
+                dynamodb: {
+                  NewImage: {
+                    tag: { S: [{ 'anything-but': ['plant-store-check'] }, { exists: false }] },
+                  },
+                },
+              }),
+            },
+          ],
+        },
       },
     });
     const batch = (pipe.Properties.SourceParameters as Record<string, Record<string, number>>)
       .DynamoDBStreamParameters?.BatchSize;
     expect(batch).toBeLessThanOrEqual(10);
   });
+
+  it.each([
+    ['a new plant with a tag', true, insertRecord({ id: '1', name: 'Fern', tag: 'indoor' })],
+    ['a new plant without a tag', true, insertRecord({ id: '2', name: 'Fern' })],
+    ["a check's plant", false, insertRecord({ id: '3', name: 'Fern', tag: checkPlantTag })],
+    ['a replace', false, { ...insertRecord({ id: '4', name: 'Fern' }), eventName: 'MODIFY' }],
+    ['a delete', false, { ...insertRecord({ id: '5', name: 'Fern' }), eventName: 'REMOVE' }],
+  ])(
+    "the template's filter, as the local pipe reads it, lets %s through: %s",
+    (_case, kept, record) => {
+      const [, pipe] = onlyResource(template, 'AWS::Pipes::Pipe');
+      const { Filters } = (
+        pipe.Properties.SourceParameters as Record<string, Record<string, unknown>>
+      ).FilterCriteria as { Filters: { Pattern: string }[] };
+
+      expect(Filters).toHaveLength(1);
+      expect(matchesPattern(JSON.parse(Filters[0]?.Pattern ?? '{}'), record)).toBe(kept);
+    },
+  );
 
   it('gives the pipe a retry limit, a dead-letter queue of its own and an error log without the records', () => {
     const [, pipe] = onlyResource(template, 'AWS::Pipes::Pipe');

@@ -5,10 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseExactJson } from '../../clients/plant-store-client.ts';
 import { operation as createPlant } from '../../functions/create-plant/operation.ts';
 import { operation as deletePlant } from '../../functions/delete-plant/operation.ts';
 import { type Operation, operations, routeKey } from '../../functions/operations.ts';
 import { coreCasesOf } from '../../functions/pre-traffic-check/core-cases.ts';
+import { checkPlantTag } from '../../infra/webhook-settings.ts';
 import {
   type ContractOptions,
   contractReport,
@@ -189,6 +191,16 @@ async function fakeApi(
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** The id (as its decimal text) and name of a JSON object body with an integer id. */
+function plantOf(body: string): { id: string; name: unknown } | undefined {
+  try {
+    const { id, name } = parseExactJson(body) as { id?: unknown; name?: unknown };
+    return Number.isInteger(id) || typeof id === 'bigint' ? { id: String(id), name } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The exit code and output of a run that is expected to fail. */
 function failedRun(url: string) {
   return runCommand(['--url', url, '--token', 'x', '--runs', '10']).then(
@@ -238,6 +250,39 @@ describe.concurrent('contract check (npm run contract) against APIs that break i
   });
 
   const json = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+  it("deletes, after creates that got no certain answer, each plant of the checks' tag it may have stored, and no one else's", async ({
+    onTestFinished,
+    expect,
+  }) => {
+    // Every create fails with a 503, which may or may not have stored the plant; a read finds a
+    // check's plant under an even id and someone else's under an odd one.
+    const posted = new Set<string>();
+    const deleted = new Set<string>();
+    const url = await fakeApi(onTestFinished, (req, body, res) => {
+      const id = /^\/plants\/(-?\d+)$/.exec(req.url ?? '')?.[1];
+      if (req.method === 'POST') {
+        const sent = plantOf(body);
+        const ours = ['Sample', 'Pre-traffic check'].includes(String(sent?.name));
+        if (req.headers.authorization && sent?.id !== undefined && !ours) posted.add(sent.id);
+        return res.writeHead(503, json).end('{"error":503,"message":"Unavailable"}');
+      }
+      if (req.method === 'DELETE' && id !== undefined) {
+        deleted.add(id);
+        return res.writeHead(204, { 'cache-control': 'no-store' }).end();
+      }
+      if (id === undefined) return res.writeHead(200, json).end('[]');
+      const tag = /[02468]$/.test(id) ? checkPlantTag : 'indoor';
+      res.writeHead(200, json).end(`{"id":${id},"name":"Fern","tag":"${tag}"}`);
+    });
+
+    await inProcess({ url, token: 'x', runs: 10 });
+
+    const even = [...posted].filter((id) => /[02468]$/.test(id));
+    expect(even.length).toBeGreaterThan(0);
+    expect(even.length).toBeLessThan(posted.size);
+    for (const id of posted) expect(deleted.has(id)).toBe(even.includes(id));
+  });
+
   it.for([
     [
       'a status the spec does not document',

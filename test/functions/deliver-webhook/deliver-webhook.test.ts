@@ -219,6 +219,24 @@ describe('the webhook deliverer', () => {
     expect(text).not.toContain(secret.slice(6, 20));
   });
 
+  it('delivers a record without ApproximateCreationDateTime, counting no latency', async () => {
+    const record = insertRecord({ id: '6', name: 'Undated' }) as {
+      eventID: string;
+      dynamodb: Record<string, unknown>;
+    };
+    delete record.dynamodb.ApproximateCreationDateTime;
+
+    const answer = await deliverer()(sqsEvent(sqsRecord(record)));
+
+    expect(answer).toStrictEqual({ batchItemFailures: [] });
+    expect(received(`msg_${record.eventID}`).map((each) => each.verified)).toStrictEqual([true]);
+    const [line] = deliveryLines();
+    expect(line?.fields).toMatchObject({ outcome: 'delivered', latencyMs: undefined });
+    expect(extractedMetrics(line?.fields ?? {}).map(({ name }) => name)).toStrictEqual([
+      deliveryCounters.delivered,
+    ]);
+  });
+
   it('delivers the good events of a batch while one of them hangs', async () => {
     const hanging = sqsRecord(plant('hanging'));
     const good = [1, 2, 3].map((n) => insertRecord({ id: String(n), name: `Good ${n}` }));

@@ -54,6 +54,24 @@ describe('newPlantEvent', () => {
     expect(event.createdAt).toBe(1_767_225_600_000);
   });
 
+  it.each([
+    ['without', undefined],
+    ['with a non-number', '2026-01-01T00:00:00Z'],
+  ])(
+    'reads a record %s ApproximateCreationDateTime, which AWS marks optional, undated',
+    (_case, value) => {
+      const record = insertRecord({ id: '3', name: 'Fern' }) as {
+        dynamodb: Record<string, unknown>;
+      };
+      record.dynamodb.ApproximateCreationDateTime = value;
+
+      const event = newPlantEvent(JSON.stringify(record));
+
+      expect(event.payload).toBe('{"id":3,"name":"Fern"}');
+      expect(event).not.toHaveProperty('createdAt');
+    },
+  );
+
   it('gives two records of the same plant two ids', () => {
     const plant = { id: '1', name: 'Fern' };
 

@@ -15,7 +15,7 @@ import { useTestApi } from '../../support/local-api-fixture.ts';
 
 const coreCases = coreCasesOf(operationNamed('create-plant'));
 /** The plant POST /plants's cases create, as its operation.ts declares them. */
-const checkPlant = { name: 'Pre-traffic check', tag: 'pre-traffic-check' };
+const checkPlant = { name: 'Pre-traffic check', tag: 'plant-store-check' };
 
 /**
  * The core cases run over HTTP against the local API (`npm start`'s server: the real handler,

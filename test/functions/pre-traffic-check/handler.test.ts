@@ -32,7 +32,7 @@ import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca.
 
 const coreCases = coreCasesOf(operationNamed('create-plant'));
 /** The plant POST /plants's cases create, as its operation.ts declares them. */
-const checkPlant = { name: 'Pre-traffic check', tag: 'pre-traffic-check' };
+const checkPlant = { name: 'Pre-traffic check', tag: 'plant-store-check' };
 /** The plant as the table holds it, once the create stored it. */
 const storedCheckPlant = (id: string) => ({
   id: { N: id },
