@@ -134,12 +134,19 @@ describe('startLocalApi on a store whose server was killed', () => {
     try {
       const token = await clientCredentialsToken(api);
       // A create of a stored id under another name is a 409; of a lost one, a 200.
-      const answers = await Promise.all(
-        stored.map((id) => createPlant(api, token, `{"id":${id},"name":"Other"}`)),
-      );
+      const answers: Response[] = [];
+      // Eight at a time, as they were written: a busy machine must not turn the check into a 429.
+      for (let start = 0; start < stored.length; start += 8) {
+        const batch = stored.slice(start, start + 8);
+        answers.push(
+          ...(await Promise.all(
+            batch.map((id) => createPlant(api, token, `{"id":${id},"name":"Other"}`)),
+          )),
+        );
+      }
 
       expect(stored.length).toBeGreaterThanOrEqual(200);
-      expect(answers.filter((answer) => answer.status !== 409)).toEqual([]);
+      expect(answers.map((answer) => answer.status).filter((status) => status !== 409)).toEqual([]);
     } finally {
       await api.close();
     }
