@@ -21,8 +21,11 @@ export type DelivererDependencies = {
   readonly send: (request: WebhookRequest) => Promise<number>;
   /** Keeps the message out of sight for `seconds` (SQS ChangeMessageVisibility). */
   readonly holdBack: (receiptHandle: string, seconds: number) => Promise<void>;
-  /** The signing key, fetched once per container; rejects while the secret cannot be read. */
-  readonly signingKey: () => Promise<Buffer>;
+  /**
+   * The keys every attempt is signed with: the current one, and the previous one during a
+   * rotation's overlap (`signing-keys.ts`); rejects while the secret cannot be read.
+   */
+  readonly signingKeys: () => Promise<readonly Buffer[]>;
   /** The `Service` dimension of the metrics. @default 'plant-store-webhook' */
   readonly service?: string;
   /** @default jsonLogger */
@@ -45,7 +48,7 @@ export function makeHandler(dependencies: DelivererDependencies) {
   const {
     send,
     holdBack,
-    signingKey,
+    signingKeys,
     service = 'plant-store-webhook',
     log = jsonLogger,
     now = Date.now,
@@ -63,12 +66,12 @@ export function makeHandler(dependencies: DelivererDependencies) {
     try {
       const event = newPlantEvent(record.body);
       ({ webhookId, createdAt } = event);
-      const key = await signingKey();
+      const keys = await signingKeys();
       const timestamp = Math.floor(now() / 1000);
       status = await send({
         headers: {
           'content-type': 'application/json',
-          ...signatureHeaders(key, event.webhookId, timestamp, event.payload),
+          ...signatureHeaders(keys, event.webhookId, timestamp, event.payload),
         },
         body: event.payload,
       });

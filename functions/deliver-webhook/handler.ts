@@ -1,9 +1,10 @@
 import { createAwsJsonClient } from '../connections/aws-json-client.ts';
 import { keepAliveAgent } from '../connections/outbound-http.ts';
+import { errorChain, jsonLogger } from '../log.ts';
 import { makeHandler } from './deliver-webhook.ts';
 import { batchSize, deliveryDeadlineMs } from './delivery-policy.ts';
 import { postToReceiver } from './receiver-request.ts';
-import { SigningSecretError, signingKeyOnce } from './signature.ts';
+import { readSigningSecrets, refreshingSigningKeys } from './signing-keys.ts';
 import { loadWebhookConfig } from './webhook-config.ts';
 
 const config = loadWebhookConfig(process.env);
@@ -30,19 +31,24 @@ const receiverAgent = keepAliveAgent(config.url, batchSize);
  */
 const maxAnswerBytes = 1024 * 1024;
 
-const signingKey = signingKeyOnce(async () => {
-  const { SecretString } = await secretsManager('GetSecretValue', { SecretId: config.secretId });
-  if (typeof SecretString !== 'string') {
-    throw new SigningSecretError('the signing secret has no SecretString');
-  }
-  return SecretString;
-});
+const signingKeys = refreshingSigningKeys(
+  () =>
+    readSigningSecrets((stage) =>
+      secretsManager('GetSecretValue', { SecretId: config.secretId, VersionStage: stage }),
+    ),
+  {
+    // The attempts go on, signed with the keys read before; the reason never holds the secret.
+    onKeptAfterFailure: (error) =>
+      jsonLogger('warn', 'webhook signing secret not read again', { reason: errorChain(error) }),
+  },
+);
 // Read during init, so that the first batch finds it; a failure here is the first batch's to retry.
-signingKey().catch(() => {});
+signingKeys().catch(() => {});
 
 /**
  * The Lambda entry point, fed by the SQS event source mapping with ReportBatchItemFailures. Its
- * clients, the receiver's connections and the signing key are made once per container.
+ * clients and the receiver's connections are made once per container; the signing keys are read
+ * again every few minutes, so that a rotated secret is picked up without a deploy.
  */
 export const handler = makeHandler({
   send: ({ headers, body }) =>
@@ -60,6 +66,6 @@ export const handler = makeHandler({
       VisibilityTimeout: seconds,
     });
   },
-  signingKey,
+  signingKeys,
   service: config.functionName,
 });

@@ -38,37 +38,23 @@ export type SignatureHeaders = {
 /**
  * Signs `payload` for the attempt at `timestamp` (unix seconds): `v1,` and the base64
  * HMAC-SHA256 of `id.timestamp.payload`, by `node:crypto` rather than the `standardwebhooks`
- * package (docs/decisions/0101-signing-with-node-crypto.md).
+ * package (docs/decisions/0101-signing-with-node-crypto.md). With several keys (a rotation's
+ * overlap), one such signature per key, space-separated, as the specification allows: a
+ * subscriber holding either secret verifies the attempt.
  */
 export function signatureHeaders(
-  key: Buffer,
+  keys: Buffer | readonly Buffer[],
   webhookId: string,
   timestamp: number,
   payload: string,
 ): SignatureHeaders {
-  const signature = createHmac('sha256', key)
-    .update(`${webhookId}.${timestamp}.${payload}`)
-    .digest('base64');
+  const signed = `${webhookId}.${timestamp}.${payload}`;
+  const signatures = (Buffer.isBuffer(keys) ? [keys] : keys).map(
+    (key) => `v1,${createHmac('sha256', key).update(signed).digest('base64')}`,
+  );
   return {
     'webhook-id': webhookId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': `v1,${signature}`,
-  };
-}
-
-/**
- * The signing key, read (`readSecret`) once per container, on first use, and kept; a read that
- * fails is forgotten, so the next attempt that needs the key reads it again.
- */
-export function signingKeyOnce(readSecret: () => Promise<string>): () => Promise<Buffer> {
-  let key: Promise<Buffer> | undefined;
-  return () => {
-    key ??= readSecret()
-      .then(signingKeyOf)
-      .catch((error: unknown) => {
-        key = undefined;
-        throw error;
-      });
-    return key;
+    'webhook-signature': signatures.join(' '),
   };
 }

@@ -190,13 +190,16 @@ export class NewPlantWebhook extends Construct {
       description: 'new-plant webhook: sign and POST each new plant to the subscriber',
       environment: {
         [webhookEnvNames.url]: props.url,
-        // The secret's ARN, never its value: the function reads it at its cold start.
+        // The secret's ARN, never its value: the function reads it at its cold start and again
+        // every few minutes, so that a rotation needs no deploy (deliver-webhook/signing-keys.ts).
         [webhookEnvNames.secretId]: this.secret.secretArn,
         [webhookEnvNames.queueUrl]: this.queue.queueUrl,
       },
     });
     this.function = fn;
     this.logGroup.grantWrite(role);
+    // GetSecretValue of any version: the current one, and the previous one during a rotation's
+    // overlap (`VersionStage` needs no other action).
     role.addToPolicy(
       new PolicyStatement({
         actions: ['secretsmanager:GetSecretValue'],
@@ -305,9 +308,10 @@ export class NewPlantWebhook extends Construct {
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Rotating a webhook signing secret needs the subscriber to accept the old and new ' +
-        'secrets during the change; that is a coordinated step (docs/webhooks.md), not a ' +
-        'rotation Lambda on a schedule that would break every subscriber at once.',
+        'Rotating a webhook signing secret needs the subscriber to move to the new secret: ' +
+        'one put-secret-value started by hand (docs/webhooks.md), after which the deliverer ' +
+        'signs with both secrets for a day, not a rotation Lambda on a schedule that no ' +
+        'subscriber is told of.',
     });
   }
 

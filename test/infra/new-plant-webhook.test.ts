@@ -279,6 +279,18 @@ describe('NewPlantWebhook', () => {
     expect(role.Properties).not.toHaveProperty('ManagedPolicyArns');
   });
 
+  it('lets the deliverer read every version of the secret, so that the previous one signs during a rotation', () => {
+    const [, fn] = deliverer();
+
+    const reads = roleStatements(template, roleOf(fn)).filter((statement) =>
+      actionsOf(statement).includes('secretsmanager:GetSecretValue'),
+    );
+
+    // A condition on secretsmanager:VersionStage would refuse AWSPREVIOUS, and the overlap with it.
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).not.toHaveProperty('Condition');
+  });
+
   it("lets the pipe read the table's stream and send to the queue, and nothing more", () => {
     const [, pipe] = onlyResource(template, 'AWS::Pipes::Pipe');
     const roleId = (pipe.Properties.RoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];

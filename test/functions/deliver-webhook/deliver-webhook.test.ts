@@ -72,7 +72,7 @@ function deliverer(overrides: Partial<DelivererDependencies> = {}) {
     holdBack: async (receiptHandle, seconds) => {
       holds.push({ receiptHandle, seconds });
     },
-    signingKey: async () => signingKeyOf(secret),
+    signingKeys: async () => [signingKeyOf(secret)],
     service: 'PlantStore-test-Deliverer',
     log: (level, message, fields) => lines.push({ level, message, fields }),
     random: () => 0,
@@ -268,7 +268,7 @@ describe('the webhook deliverer', () => {
     const before = receiver.received().length;
 
     const answer = await deliverer({
-      signingKey: () => Promise.reject(new Error('Secrets Manager unavailable')),
+      signingKeys: () => Promise.reject(new Error('Secrets Manager unavailable')),
     })(sqsEvent(sqsRecord(record)));
 
     expect(answer.batchItemFailures).toHaveLength(1);

@@ -197,7 +197,7 @@ describe('the deliverer asset cdk synth writes, with webhookUrl', () => {
     expect(lambda.output()).not.toContain(generated);
   });
 
-  it('retries under the same webhook-id, and reads the secret once per container', async () => {
+  it('retries under the same webhook-id, and reads the current secret once within its TTL', async () => {
     const again = sqsRecord(records.refused, { receiveCount: 2, messageId: 'message-refused' });
 
     const result = await lambda.invoke(sqsEvent(again), { timeoutMs: 20_000 });
@@ -214,6 +214,9 @@ describe('the deliverer asset cdk synth writes, with webhookUrl', () => {
     expect(wait).toBeGreaterThanOrEqual(30);
     expect(wait).toBeLessThanOrEqual(36);
     expect(secretReads()).toHaveLength(1);
-    expect(secretReads()[0]?.input).toStrictEqual({ SecretId: secretArn });
+    expect(secretReads()[0]?.input).toStrictEqual({
+      SecretId: secretArn,
+      VersionStage: 'AWSCURRENT',
+    });
   });
 });

@@ -5,7 +5,6 @@ import {
   SigningSecretError,
   signatureHeaders,
   signingKeyOf,
-  signingKeyOnce,
 } from '../../../functions/deliver-webhook/signature.ts';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -40,6 +39,29 @@ describe('signatureHeaders', () => {
     const otherSecret = `whsec_${randomBytes(32).toString('base64')}`;
 
     expect(() => new Webhook(otherSecret).verify(payload, { ...headers })).toThrow(
+      WebhookVerificationError,
+    );
+  });
+
+  it('signs with each of several keys, space-separated, so that either secret verifies', () => {
+    const previous = `whsec_${randomBytes(32).toString('base64')}`;
+    const other = `whsec_${randomBytes(32).toString('base64')}`;
+    const signedAt = now();
+
+    const headers = signatureHeaders(
+      [signingKeyOf(secret), signingKeyOf(previous)],
+      'msg_abc',
+      signedAt,
+      payload,
+    );
+
+    expect(headers['webhook-signature'].split(' ')).toStrictEqual([
+      new Webhook(secret).sign('msg_abc', new Date(signedAt * 1000), payload),
+      new Webhook(previous).sign('msg_abc', new Date(signedAt * 1000), payload),
+    ]);
+    expect(new Webhook(secret).verify(payload, { ...headers })).toMatchObject({ tag: '🌿' });
+    expect(new Webhook(previous).verify(payload, { ...headers })).toMatchObject({ tag: '🌿' });
+    expect(() => new Webhook(other).verify(payload, { ...headers })).toThrow(
       WebhookVerificationError,
     );
   });
@@ -94,45 +116,5 @@ describe('signingKeyOf', () => {
     } catch (error) {
       expect(String(error)).not.toContain(value.slice(6) || '\u0000');
     }
-  });
-});
-
-describe('signingKeyOnce', () => {
-  it('reads the secret once and keeps the key', async () => {
-    let reads = 0;
-    const key = signingKeyOnce(async () => {
-      reads++;
-      return secret;
-    });
-
-    const [first, second] = await Promise.all([key(), key()]);
-    const third = await key();
-
-    expect(reads).toBe(1);
-    expect(first).toStrictEqual(signingKeyOf(secret));
-    expect(second).toBe(first);
-    expect(third).toBe(first);
-  });
-
-  it('reads again after a failed read, and keeps the key once one succeeds', async () => {
-    const answers = [Promise.reject(new Error('unavailable')), Promise.resolve(secret)];
-    answers[0]?.catch(() => {});
-    let reads = 0;
-    const key = signingKeyOnce(() => answers[reads++] ?? Promise.reject(new Error('read again')));
-
-    await expect(key()).rejects.toThrow('unavailable');
-    const found = await key();
-    await key();
-
-    expect(found).toStrictEqual(signingKeyOf(secret));
-    expect(reads).toBe(2);
-  });
-
-  it('does not keep a secret that is not a signing secret', async () => {
-    let reads = 0;
-    const key = signingKeyOnce(async () => (reads++ === 0 ? 'whsec_short' : secret));
-
-    await expect(key()).rejects.toThrow(SigningSecretError);
-    await expect(key()).resolves.toHaveLength(32);
   });
 });
