@@ -69,6 +69,8 @@ describe('contract check (npm run contract) against the local API', () => {
 
   // Both at once, against the same API: each spends much of its time waiting for answers. The run
   // without a token is made in this process, with the command line's defaults but for its runs.
+  // Forty generated requests per operation show every kind of case; the default 120 is for a
+  // check of a deployed API.
   beforeAll(() => {
     runs.withToken = runCommand([
       '--url',
