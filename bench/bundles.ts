@@ -5,7 +5,6 @@ import { build, type Plugin } from 'esbuild';
 import { type OperationName, operations } from '../functions/operations.ts';
 import {
   bundleFileName,
-  createPlantEntry,
   esbuildBuildOptions,
   functionEntry,
 } from '../infra/bundling/bundling.ts';
@@ -143,7 +142,7 @@ export function buildSwap(outDir: string, swap: Swap): Promise<BuiltBundle> {
     label: `swap: ${swap.name}`,
     role: 'shipped',
     operation: 'create-plant',
-    entry: createPlantEntry,
+    entry: functionEntry('create-plant'),
     cold: true,
     warm: true,
     store: 'dynalite',

@@ -17,9 +17,6 @@ export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 export const functionEntry = (name: string): string =>
   path.join(projectRoot, 'functions', name, 'handler.ts');
 
-/** POST /plants, the bundle the benchmark measures as `shipped`. */
-export const createPlantEntry = functionEntry('create-plant');
-
 /** The BeforeAllowTraffic hook (infra/constructs/pre-traffic-check.ts). */
 export const preTrafficCheckEntry = path.join(
   projectRoot,
