@@ -3,11 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 import { type OperationName, operations } from '../functions/operations.ts';
-import {
-  bundleFileName,
-  esbuildBuildOptions,
-  functionEntry,
-} from '../infra/bundling/bundling.ts';
+import { bundleFileName, esbuildBuildOptions, functionEntry } from '../infra/bundling/bundling.ts';
 
 /** The roles a bundle plays: each operation has its shipped bundle, and may have a LIMIT and a BARE. */
 export type BundleRole = 'floor' | 'limit' | 'bare' | 'shipped' | 'shipped-noop-store';
