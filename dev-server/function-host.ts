@@ -74,10 +74,17 @@ export function startFunction(
     [envNames.audiences]: settings.audience,
     [envNames.scope]: settings.scope,
     [envNames.dynamodbEndpoint]: settings.dynamodbEndpoint,
+    [envNames.dynamodbAttemptTimeoutMs]: String(localDynamoDbAttemptTimeoutMs),
   };
   const { handlerUrl, functionName } = settings;
   return startWorker({ handlerUrl, functionName, env, ...functionSettings }, log);
 }
+
+/**
+ * dynalite on a busy laptop (or a CI machine running two suites) can take seconds where DynamoDB
+ * takes milliseconds; a local request should wait for it rather than answer 503.
+ */
+const localDynamoDbAttemptTimeoutMs = 10_000;
 
 /**
  * Any handler module in a worker, as `startFunction` describes, with `env` and Lambda's own

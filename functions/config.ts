@@ -10,6 +10,8 @@ export type Config = {
   };
   readonly dynamodb: {
     readonly endpoint: URL;
+    /** Absent on AWS: the client's own deadline, sized for DynamoDB. */
+    readonly attemptTimeoutMs?: number;
     readonly region: string;
     readonly credentials: {
       readonly accessKeyId: string;
@@ -40,6 +42,12 @@ export const envNames = {
   scope: 'AUTH_SCOPE',
   /** The AWS SDK's own endpoint override; only the local server and tests set it. */
   dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
+  /**
+   * One DynamoDB attempt's deadline, in ms. Only the local server sets it: dynalite on a busy
+   * laptop answers far slower than DynamoDB, and a deadline sized for DynamoDB would turn that
+   * into 503s that AWS would never give.
+   */
+  dynamodbAttemptTimeoutMs: 'DYNAMODB_ATTEMPT_TIMEOUT_MS',
 } as const;
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -64,6 +72,7 @@ export function loadConfig(env: Env): Config {
     },
     dynamodb: {
       endpoint: serviceEndpoint(env, envNames.dynamodbEndpoint, 'dynamodb', region),
+      ...optionalMs(env, envNames.dynamodbAttemptTimeoutMs),
       region,
       credentials,
     },
@@ -110,6 +119,19 @@ function audiences(env: Env): string[] {
     .filter(Boolean);
   if (names.length === 0) throw new ConfigError(`${envNames.audiences} names no audience`);
   return names;
+}
+
+/** A whole number of milliseconds, 1 to 60,000, when the variable is set. */
+function optionalMs(env: Env, name: string): { attemptTimeoutMs?: number } {
+  const value = env[name]?.trim();
+  if (!value) return {};
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < 1 || ms > 60_000) {
+    throw new ConfigError(
+      `${name} must be a whole number of milliseconds from 1 to 60000: ${value}`,
+    );
+  }
+  return { attemptTimeoutMs: ms };
 }
 
 export function url(env: Env, name: string, fallback: string): URL {

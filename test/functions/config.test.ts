@@ -28,6 +28,7 @@ describe('loadConfig', () => {
     });
     expect(config.dynamodb.endpoint.href).toBe('https://dynamodb.eu-west-1.amazonaws.com/');
     expect(config.dynamodb.credentials.sessionToken).toBe('session');
+    expect(config.dynamodb.attemptTimeoutMs).toBeUndefined();
   });
 
   it('takes the overrides: JWKS URL, audiences, scope and the DynamoDB endpoint', () => {
@@ -37,12 +38,14 @@ describe('loadConfig', () => {
       AUTH_AUDIENCE: ' api, client-1 ,,',
       AUTH_SCOPE: 'garden/write',
       AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',
+      DYNAMODB_ATTEMPT_TIMEOUT_MS: '10000',
     });
 
     expect(config.auth.jwksUrl.href).toBe('https://issuer.example/keys');
     expect(config.auth.audiences).toStrictEqual(['api', 'client-1']);
     expect(config.auth.requiredScope).toBe('garden/write');
     expect(config.dynamodb.endpoint.href).toBe('http://127.0.0.1:8000/');
+    expect(config.dynamodb.attemptTimeoutMs).toBe(10_000);
   });
 
   it.each([
@@ -57,6 +60,14 @@ describe('loadConfig', () => {
     ['AWS_REGION', { AWS_REGION: undefined }, 'AWS_REGION is not set'],
     ['AWS_ACCESS_KEY_ID', { AWS_ACCESS_KEY_ID: undefined }, 'AWS_ACCESS_KEY_ID is not set'],
     ['AUTH_JWKS_URL', { AUTH_JWKS_URL: 'nope' }, 'AUTH_JWKS_URL is not a valid URL: nope'],
+    ...['0', '1.5', '-1', '60001', 'soon'].map(
+      (value) =>
+        [
+          'DYNAMODB_ATTEMPT_TIMEOUT_MS',
+          { DYNAMODB_ATTEMPT_TIMEOUT_MS: value },
+          `DYNAMODB_ATTEMPT_TIMEOUT_MS must be a whole number of milliseconds from 1 to 60000: ${value}`,
+        ] as const,
+    ),
   ])('fails at cold start naming %s', (_name, override, message) => {
     expect(() => loadConfig({ ...lambdaEnv, ...override })).toThrow(message);
   });
