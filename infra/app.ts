@@ -1,9 +1,30 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { addStacks } from './plant-store-app.ts';
+import { StageConfigError } from './stage-config.ts';
 
-const app = new App();
-addStacks(app);
+// Synthesized below, and only once every stack is built: a refused setting leaves no half-built
+// app for the exit to synthesize (and bundle).
+const app = new App({ autoSynth: false });
+if (built(app)) {
+  // The same checks the tests assert: a deploy is refused for what CI would refuse.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  // When the CLI (or a test standing in for it) asks, as the App's own synth at exit would.
+  if (process.env.CDK_OUTDIR !== undefined) app.synth();
+}
 
-// The same checks the tests assert: a deploy is refused for what CI would refuse.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+/**
+ * Adds the stacks; a refused setting is printed alone and fails the run. Its message names the
+ * key and what to change, and the CLI shows the app's stderr as it is: a stack trace would bury it.
+ */
+function built(app: App): boolean {
+  try {
+    addStacks(app);
+    return true;
+  } catch (error) {
+    if (!(error instanceof StageConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exitCode = 1;
+    return false;
+  }
+}

@@ -121,3 +121,19 @@ describe('npx cdk synth with a repository whose subject has no ids', () => {
     expect(warning).toContain('-c githubSubjectPrefix=');
   }, 120_000);
 });
+
+describe('npx cdk synth with a bad stage entry', () => {
+  it('prints the message alone, without a stack trace, and exits 1', async () => {
+    const refused = synthesizeApp({
+      context: { ...noBundling, stages: { prod: { webhookURL: 'https://h.example.com/' } } },
+      validate: false,
+    });
+
+    await expect(refused).rejects.toThrow(
+      // synthesizeApp's own words, then the app's whole stderr.
+      new Error(
+        'synth exited with 1:\n"stages.prod" has an unknown key "webhookURL": did you mean "webhookUrl"?\n',
+      ),
+    );
+  }, 60_000);
+});
