@@ -126,7 +126,7 @@ describe('createPlantStoreClient', () => {
 
   it('reads a plant with its ETag, and replaces it with If-Match: once, then 412 with the stale ETag', async () => {
     const client = createPlantStoreClient({ baseUrl: local.api.url, token: local.token });
-    // Within 2^53: GET and PUT answer through openapi-fetch's JSON.parse (listPlantPages reads exact).
+    // Within 2^53: the id is answered as a number.
     const id = 9007199254740991;
     await client.POST('/plants', { body: { id, name: 'Fern', tag: 'indoor' } });
 
@@ -153,6 +153,55 @@ describe('createPlantStoreClient', () => {
     expect(stale.response.status).toBe(412);
     expect(stale.error).toStrictEqual({ error: 412, message: expect.any(String) });
     expect(current.response.status).toBe(304);
+  });
+
+  it('reads and replaces ids beyond 2^53 exactly: deleting by the read id removes that plant', async () => {
+    const client = createPlantStoreClient({ baseUrl: local.api.url, token: local.token });
+    const id = 9007199254740993n;
+    const neighbour = 9007199254740992n;
+    await client.POST('/plants', { body: { id, name: 'Odd' } });
+    await client.POST('/plants', { body: { id: neighbour, name: 'Even' } });
+
+    const read = await client.GET('/plants/{id}', { params: { path: { id } } });
+    const replaced = await client.PUT('/plants/{id}', {
+      params: { path: { id } },
+      body: { name: 'Odd again' },
+    });
+    const readId = read.data?.id ?? 0;
+    const deleted = await client.DELETE('/plants/{id}', { params: { path: { id: readId } } });
+    const gone = await client.GET('/plants/{id}', { params: { path: { id } } });
+    const kept = await client.GET('/plants/{id}', { params: { path: { id: neighbour } } });
+
+    expect(read.data).toStrictEqual({ id, name: 'Odd' });
+    expect(replaced.data).toStrictEqual({ id, name: 'Odd again' });
+    expect(deleted.response.status).toBe(204);
+    expect(gone.response.status).toBe(404);
+    expect(kept.data).toStrictEqual({ id: neighbour, name: 'Even' });
+  });
+
+  it('parses every body by the same exact parser: one without a Content-Length, and an error', async () => {
+    // A stand-in server: a Response built from text carries no Content-Length, as a chunked one.
+    const answering = (status: number) => async () =>
+      new Response(`{"id":9007199254740993,"status":${status}}`, {
+        status,
+        headers: { 'content-type': 'application/json' },
+      });
+    const ok = createPlantStoreClient({ baseUrl: 'http://plants.invalid', fetch: answering(200) });
+    const refusing = createPlantStoreClient({
+      baseUrl: 'http://plants.invalid',
+      fetch: answering(409),
+    });
+
+    const read = await ok.GET('/plants/{id}', { params: { path: { id: 1 } } });
+    const requested = await ok.request('get', '/plants/{id}', { params: { path: { id: 1 } } });
+    const refused = await refusing.PUT('/plants/{id}', {
+      params: { path: { id: 1 } },
+      body: { name: 'Fern' },
+    });
+
+    expect(read.data).toStrictEqual({ id: 9007199254740993n, status: 200 });
+    expect(requested.data).toStrictEqual({ id: 9007199254740993n, status: 200 });
+    expect(refused.error).toStrictEqual({ id: 9007199254740993n, status: 409 });
   });
 
   it('throws PlantStoreError with the answer when a page is refused', async () => {
