@@ -1,7 +1,15 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { addStacks } from './plant-store-app.ts';
-import { StageConfigError } from './stage-config.ts';
+import { checkContextKeys, StageConfigError, stageContextKeys } from './stage-config.ts';
+
+/** The keys infra/ci-config.ts reads, for the CI stack. */
+const ciContextKeys = [
+  'githubRepo',
+  'githubEnvironments',
+  'githubOidcProviderArn',
+  'githubSubjectPrefix',
+];
 
 // Synthesized below, and only once every stack is built: a refused setting leaves no half-built
 // app for the exit to synthesize (and bundle).
@@ -14,11 +22,16 @@ if (built(app)) {
 }
 
 /**
- * Adds the stacks; a refused setting is printed alone and fails the run. Its message names the
- * key and what to change, and the CLI shows the app's stderr as it is: a stack trace would bury it.
+ * Checks the context's keys, then adds the stacks; a refused key or setting is printed alone and
+ * fails the run. Its message names the key and what to change, and the CLI shows the app's stderr
+ * as it is: a stack trace would bury it.
  */
 function built(app: App): boolean {
   try {
+    checkContextKeys(Object.keys(app.node.getAllContext()), [
+      ...stageContextKeys,
+      ...ciContextKeys,
+    ]);
     addStacks(app);
     return true;
   } catch (error) {

@@ -107,6 +107,40 @@ export const stageSettingKeys = [
 /** The context key that holds every stage's settings, by stage name. */
 export const stagesContextKey = 'stages';
 
+/** Every context key the stage's stack reads: its settings, the two `-c`-only keys and the stages. */
+export const stageContextKeys: readonly string[] = [
+  'stage',
+  'ignoreAlarmConfiguration',
+  stagesContextKey,
+  ...stageSettingKeys,
+];
+
+/**
+ * Refuses a context key (from `-c`, cdk.json or the CDK's other context files) that is not one of
+ * `known`, the app's, as a misspelt key in a stage's entry is refused: ignored, it would leave the
+ * run without the setting its owner thinks it gave. The CDK's own keys pass unread: namespaced
+ * ones (`@aws-cdk/…`, `aws:cdk:…`, lookups' `availability-zones:account=…`) and its kebab-case ones
+ * (`acknowledged-issue-numbers`, `cli-telemetry`), a style no key of the app has. Any other key is
+ * the app's style, so a stranger is a mistake.
+ */
+export function checkContextKeys(keys: Iterable<string>, known: readonly string[]): void {
+  for (const key of keys) {
+    if (known.includes(key) || /[:/]/.test(key) || key.startsWith('@')) continue;
+    const near = nearestKey(key, known);
+    if (near === undefined && /^[a-z0-9]+(?:-[a-z0-9]+)+$/.test(key)) continue;
+    throw new StageConfigError(
+      `context has an unknown key "${key}" (from -c or cdk.json)` +
+        (near !== undefined ? `: did you mean "${near}"?` : `; the keys are ${known.join(', ')}`),
+    );
+  }
+}
+
+/** The known key `key` is probably a misspelling of: the same but for case, hyphens and underscores. */
+function nearestKey(key: string, known: readonly string[]): string | undefined {
+  const plain = (each: string) => each.toLowerCase().replace(/[-_]/g, '');
+  return known.find((each) => plain(each) === plain(key));
+}
+
 /** What an SQS event source mapping's `MaximumConcurrency` accepts. */
 const webhookConcurrencyRange = { min: 2, max: 1000 } as const;
 
@@ -170,7 +204,7 @@ function readStages(context: ContextReader): Readonly<Record<string, StageSettin
     }
     for (const key of Object.keys(settings)) {
       if (known.includes(key)) continue;
-      const near = known.find((each) => each.toLowerCase() === key.toLowerCase());
+      const near = nearestKey(key, known);
       const oneRun = key === 'stage' || key === 'ignoreAlarmConfiguration';
       throw new StageConfigError(
         `"${stagesContextKey}.${name}" has an unknown key "${key}"` +

@@ -137,3 +137,37 @@ describe('npx cdk synth with a bad stage entry', () => {
     );
   }, 60_000);
 });
+
+describe('npx cdk synth with -c keys', () => {
+  it('refuses a misspelt one, saying which key it is probably meant to be', async () => {
+    const refused = synthesizeApp({
+      context: { ...noBundling, webhookURL: 'https://h.example.com/' },
+      validate: false,
+    });
+
+    await expect(refused).rejects.toThrow(
+      /^synth exited with 1:\ncontext has an unknown key "webhookURL" \(.*\): did you mean "webhookUrl"\?\n$/,
+    );
+  }, 60_000);
+
+  // The stage "ci" is refused by the first check of the values, which runs after the keys'.
+  it("takes the CI stack's keys and the CDK's own as keys, going on to read their values", async () => {
+    const refused = synthesizeApp({
+      context: {
+        ...noBundling,
+        stage: 'ci',
+        githubRepo: 'example-org/plant-store',
+        githubEnvironments: 'prod',
+        githubOidcProviderArn:
+          'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com',
+        githubSubjectPrefix: 'repo:example-org@1234/plant-store@5678',
+        '@aws-cdk/core:bootstrapQualifier': 'hnb659fds',
+        'acknowledged-issue-numbers': [32775],
+        'cli-telemetry': false,
+      },
+      validate: false,
+    });
+
+    await expect(refused).rejects.toThrow(/^synth exited with 1:\ncontext "stage" cannot be "ci"/);
+  }, 60_000);
+});

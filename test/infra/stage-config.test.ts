@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../infra/bundling/bundling.ts';
-import { readStageConfig, StageConfigError, stageSettingKeys } from '../../infra/stage-config.ts';
+import {
+  checkContextKeys,
+  readStageConfig,
+  StageConfigError,
+  stageContextKeys,
+  stageSettingKeys,
+} from '../../infra/stage-config.ts';
 
 const from =
   (context: Record<string, unknown>) =>
@@ -226,6 +232,10 @@ describe('readStageConfig with per-stage settings in context.stages', () => {
       /"stages.prod" has an unknown key "webhookURL": did you mean "webhookUrl"\?/,
     ],
     [
+      { prod: { webhook_url: 'https://h.example.com/' } },
+      /"stages.prod" has an unknown key "webhook_url": did you mean "webhookUrl"\?/,
+    ],
+    [
       { prod: { alarmMail: 'a@example.com' } },
       /"stages.prod" has an unknown key "alarmMail"; the keys are alarmEmail, /,
     ],
@@ -283,5 +293,52 @@ describe('readStageConfig with per-stage settings in context.stages', () => {
     for (const stage of Object.keys(context.stages)) {
       expect(readStageConfig(from({ ...context, stage })).stage).toBe(stage);
     }
+  });
+});
+
+describe('checkContextKeys', () => {
+  const known = [...stageContextKeys, 'githubRepo'];
+
+  it("accepts the app's keys, the CDK's namespaced ones and its own kebab-case ones", () => {
+    const keys = [
+      'stage',
+      'stages',
+      'ignoreAlarmConfiguration',
+      ...stageSettingKeys,
+      'githubRepo',
+      '@aws-cdk/core:bootstrapQualifier',
+      '@aws-cdk-containers/ecs-service-extensions:enableDefaultLogDriver',
+      '@aws-cdk/core.TreeMetadata:maxNodes',
+      'aws:cdk:bundling-stacks',
+      'aws-cdk:enableDiffNoFail',
+      'availability-zones:account=123456789012:region=eu-west-1',
+      'acknowledged-issue-numbers',
+      'cli-telemetry',
+      'cdk-migrate',
+      'assets-ecr-repository-name',
+    ];
+
+    expect(() => checkContextKeys(keys, known)).not.toThrow();
+  });
+
+  it("accepts every key of the project's cdk.json context", () => {
+    const { context } = JSON.parse(readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')) as {
+      context: Record<string, unknown>;
+    };
+
+    expect(() => checkContextKeys(Object.keys(context), known)).not.toThrow();
+  });
+
+  it.each([
+    ['webhookURL', /context has an unknown key "webhookURL" \(.*\): did you mean "webhookUrl"\?/],
+    ['webhook-url', /unknown key "webhook-url" .*: did you mean "webhookUrl"\?/],
+    ['webhook_url', /unknown key "webhook_url" .*: did you mean "webhookUrl"\?/],
+    ['Stage', /unknown key "Stage" .*: did you mean "stage"\?/],
+    ['githubrepo', /unknown key "githubrepo" .*: did you mean "githubRepo"\?/],
+    ['alarmMail', /unknown key "alarmMail" .*; the keys are stage, .*, githubRepo$/],
+    ['alarm_mail', /unknown key "alarm_mail" /],
+  ])('refuses %s, as a misspelt key in a stage entry is', (key, message) => {
+    expect(() => checkContextKeys(['stage', key], known)).toThrow(StageConfigError);
+    expect(() => checkContextKeys(['stage', key], known)).toThrow(message);
   });
 });
