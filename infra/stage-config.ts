@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import {
   type DeploymentConfigName,
   deploymentConfigNames,
@@ -26,7 +27,7 @@ import type { TokenIssuerConfig } from './constructs/operation-function.ts';
  * | `ignoreAlarmConfiguration` | `true`: shift traffic without reading the rollback alarms (an emergency fix); `-c` only | `false` |
  * | `domainName`, `certificateArn` | serve the API on this name too, with this ACM certificate of the stack's region | no custom domain |
  * | `ciRoleArn` | the CI deploy role (`PlantStore-ci`'s `DeployRoleArn`), which may then read this stage's machine client secret | no such grant |
- * | `webhookUrl` | deliver each new plant, signed, to this https URL (docs/webhooks.md) | no webhook |
+ * | `webhookUrl` | deliver each new plant, signed, to this https URL (docs/webhooks.md): no credentials, no loopback, link-local or unspecified host | no webhook |
  * | `webhookConcurrency` | with `webhookUrl`: the most deliverers running at once, 2 to 1000 | 5 |
  */
 export interface StageConfig {
@@ -285,12 +286,78 @@ function readWebhookConcurrency(
 
 /**
  * The subscriber's URL: https only, since the events travel the internet and the signature proves
- * who sent them, not that nobody read them.
+ * who sent them, not that nobody read them. No credentials: the URL is plain text in the template
+ * and the deliverer's configuration, and the signature already tells the subscriber who sent it.
+ * No host that is the deliverer's own machine or network rather than a subscriber's.
  */
 function readWebhookUrl(context: ContextReader): string | undefined {
   const value = contextText(context, 'webhookUrl');
-  if (value !== undefined) httpsUrl('webhookUrl', value);
+  if (value === undefined) return undefined;
+  httpsUrl('webhookUrl', value);
+  const url = new URL(value);
+  if (url.username !== '' || url.password !== '') {
+    // Not repeated: the message lands in terminals and CI logs.
+    throw new StageConfigError(
+      'context "webhookUrl" must not carry credentials (user:password@): the URL is plain text in the template and the function configuration, and the signature is what tells the subscriber who sent it (docs/webhooks.md)',
+    );
+  }
+  const unreachable = notASubscriber(url.hostname);
+  if (unreachable !== undefined) {
+    throw new StageConfigError(`context "webhookUrl" names ${unreachable}: ${value}`);
+  }
   return value;
+}
+
+function addressList(subnets: readonly [string, number][]): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix] of subnets) {
+    list.addSubnet(network, prefix, isIP(network) === 6 ? 'ipv6' : 'ipv4');
+  }
+  return list;
+}
+
+/**
+ * Hosts no subscriber is at, seen from the deliverer, with why. A `BlockList` also matches the
+ * IPv4 ranges written as IPv4-mapped IPv6 (`::ffff:127.0.0.1`); the URL parser has already turned
+ * the other spellings of an address (`2130706433`, `0x7f.1`, `[0:0::1]`) into the usual one.
+ */
+const nonSubscriberHosts = [
+  {
+    what: 'a loopback host (127.0.0.0/8, ::1, localhost): the sandbox the deliverer runs in, not a subscriber',
+    addresses: addressList([
+      ['127.0.0.0', 8],
+      ['::1', 128],
+    ]),
+    // RFC 6761: localhost and every name under it resolve to loopback.
+    names: /^(?:.+\.)?localhost\.?$/,
+  },
+  {
+    what: 'a link-local host (169.254.0.0/16, fe80::/10): where the cloud provider answers (169.254.169.254 is the instance metadata address), not a subscriber',
+    addresses: addressList([
+      ['169.254.0.0', 16],
+      ['fe80::', 10],
+    ]),
+  },
+  {
+    what: 'an unspecified address (0.0.0.0/8, ::): a connection to it reaches the machine the deliverer runs on, not a subscriber',
+    addresses: addressList([
+      ['0.0.0.0', 8],
+      ['::', 128],
+    ]),
+  },
+] as const;
+
+/** Why `hostname` (as `URL` gives it: lowercase, IPv6 in brackets) is no subscriber's, or `undefined`. */
+function notASubscriber(hostname: string): string | undefined {
+  const address = hostname.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(address);
+  for (const hosts of nonSubscriberHosts) {
+    if (family !== 0 && hosts.addresses.check(address, family === 6 ? 'ipv6' : 'ipv4')) {
+      return hosts.what;
+    }
+    if (family === 0 && 'names' in hosts && hosts.names.test(address)) return hosts.what;
+  }
+  return undefined;
 }
 
 function readCustomDomain(context: ContextReader): CustomDomainConfig | undefined {

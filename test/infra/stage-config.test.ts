@@ -179,6 +179,62 @@ describe('readStageConfig', () => {
   });
 });
 
+describe('readStageConfig with a webhookUrl', () => {
+  it.each([
+    ['https://user:hunter2@hooks.example.com/plant'],
+    ['https://hunter2@hooks.example.com/plant'],
+    ['https://:hunter2@hooks.example.com/plant'],
+  ])('refuses credentials in %s, without repeating them', (webhookUrl) => {
+    expect(() => readStageConfig(from({ webhookUrl }))).toThrow(
+      /^context "webhookUrl" must not carry credentials \(user:password@\): /,
+    );
+    expect(() => readStageConfig(from({ webhookUrl }))).not.toThrow(/hunter2/);
+  });
+
+  it.each([
+    ['https://127.0.0.1/', 'a loopback host'],
+    ['https://127.1.2.3:8443/plant', 'a loopback host'],
+    ['https://2130706433/', 'a loopback host'],
+    ['https://[::1]/', 'a loopback host'],
+    ['https://[::ffff:127.0.0.1]/', 'a loopback host'],
+    ['https://localhost/', 'a loopback host'],
+    ['https://LOCALHOST./', 'a loopback host'],
+    ['https://hooks.localhost/', 'a loopback host'],
+    ['https://169.254.169.254/latest/meta-data/', 'a link-local host'],
+    ['https://169.254.0.1/', 'a link-local host'],
+    ['https://[fe80::1]/', 'a link-local host'],
+    ['https://[febf::1]/', 'a link-local host'],
+    ['https://[::ffff:169.254.169.254]/', 'a link-local host'],
+    ['https://0.0.0.0/', 'an unspecified address'],
+    ['https://0/', 'an unspecified address'],
+    ['https://[::]/', 'an unspecified address'],
+  ])('refuses %s, which names %s', (webhookUrl, what) => {
+    expect(() => readStageConfig(from({ webhookUrl }))).toThrow(StageConfigError);
+    expect(() => readStageConfig(from({ webhookUrl }))).toThrow(
+      new RegExp(`^context "webhookUrl" names ${what} \\(.+\\): .+: \\S+$`),
+    );
+    expect(() => readStageConfig(from({ webhookUrl }))).toThrow(`: ${webhookUrl}`);
+  });
+
+  it.each([
+    'https://128.0.0.1/',
+    'https://169.255.0.1/',
+    'https://[fec0::1]/',
+    'https://localhost.example.com/',
+    'https://hooks.example.com:8443/plant?team=garden',
+  ])('accepts %s', (webhookUrl) => {
+    expect(readStageConfig(from({ webhookUrl })).webhookUrl).toBe(webhookUrl);
+  });
+
+  it("names the stage's entry when that is where the URL is", () => {
+    const stages = { prod: { webhookUrl: 'https://169.254.169.254/' } };
+
+    expect(() => readStageConfig(from({ stages }))).toThrow(
+      /^"stages\.prod\.webhookUrl" names a link-local host/,
+    );
+  });
+});
+
 describe('readStageConfig with per-stage settings in context.stages', () => {
   const prodSettings = {
     alarmEmail: 'oncall@example.com',
