@@ -1,9 +1,7 @@
 import { createAwsJsonClient } from '../connections/aws-json-client.ts';
-import { keepAliveAgent } from '../connections/outbound-http.ts';
 import { errorChain, jsonLogger } from '../log.ts';
 import { makeHandler } from './deliver-webhook.ts';
-import { batchSize, deliveryDeadlineMs } from './delivery-policy.ts';
-import { postToReceiver } from './receiver-request.ts';
+import { receiverSend } from './receiver-send.ts';
 import { readSigningSecrets, refreshingSigningKeys } from './signing-keys.ts';
 import { loadWebhookConfig } from './webhook-config.ts';
 
@@ -22,14 +20,7 @@ const secretsManager = createAwsJsonClient({
   jsonVersion: '1.1',
 });
 
-/** One connection per event of a batch, kept across invocations. */
-const receiverAgent = keepAliveAgent(config.url, batchSize);
-
-/**
- * Whatever the receiver answers is read and dropped, up to this much; a longer answer closes its
- * connection, and its status still counts: a 2xx acknowledges whatever its body.
- */
-const maxAnswerBytes = 1024 * 1024;
+const { send } = receiverSend(config.url);
 
 const signingKeys = refreshingSigningKeys(
   () =>
@@ -51,14 +42,7 @@ signingKeys().catch(() => {});
  * again every few minutes, so that a rotated secret is picked up without a deploy.
  */
 export const handler = makeHandler({
-  send: ({ headers, body }) =>
-    postToReceiver(config.url, {
-      headers,
-      body,
-      agent: receiverAgent,
-      timeoutMs: deliveryDeadlineMs,
-      maxAnswerBytes,
-    }),
+  send,
   holdBack: async (receiptHandle, seconds) => {
     await sqs('ChangeMessageVisibility', {
       QueueUrl: config.queueUrl,
