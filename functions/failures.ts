@@ -1,4 +1,4 @@
-import { IssuerUnavailableError } from './auth/auth-errors.ts';
+import { IssuerUnavailableError, issuerRetrySeconds } from './auth/auth-errors.ts';
 import type { ErrorAnswer } from './http/error-response.ts';
 import type { StatusOutcome } from './http/request-metrics.ts';
 import { InvalidCursorError } from './plants/list-cursor.ts';
@@ -34,7 +34,7 @@ export const errorAnswers: readonly ErrorAnswer[] = [
     type: IssuerUnavailableError,
     status: 503,
     message: 'Token issuer is unavailable, retry later',
-    retryAfterSeconds: 5,
+    retryAfterSeconds: issuerRetrySeconds,
     outcome: 'issuer_unavailable',
   },
 ];

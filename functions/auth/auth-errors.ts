@@ -88,6 +88,13 @@ export class ForbiddenError extends AuthError {
 }
 
 /**
+ * How long a container waits after a failed fetch of the issuer's key set before it fetches again,
+ * and so the `Retry-After` of the 503 its requests meanwhile get: by then the container they reach
+ * has tried again, or another has.
+ */
+export const issuerRetrySeconds = 5;
+
+/**
  * The issuer's key set could not be fetched or read (a timeout, a network error, a non-200, a bad
  * document): not the client's fault, and worth a retry, like the store's unavailability.
  */

@@ -1,6 +1,6 @@
 import type { Agent } from 'node:http';
 import { errorChain, jsonLogger, type Logger } from '../log.ts';
-import { IssuerUnavailableError, UnauthorizedError } from './auth-errors.ts';
+import { IssuerUnavailableError, issuerRetrySeconds, UnauthorizedError } from './auth-errors.ts';
 import { jsonObject, malformedToken, readCompactJws } from './compact-jws.ts';
 import {
   AmbiguousKeyError,
@@ -8,7 +8,11 @@ import {
   NoMatchingKeyError,
   UnusableKeyError,
 } from './json-web-key-set.ts';
-import { createRemoteKeySet, type RemoteKeySet } from './remote-key-set.ts';
+import {
+  createRemoteKeySet,
+  type RemoteKeySet,
+  type RemoteKeySetOptions,
+} from './remote-key-set.ts';
 
 // The built-in itself, not its ESM facade (docs/decisions/0003-built-ins-without-esm-facades.md).
 const { verify } = process.getBuiltinModule('node:crypto');
@@ -46,10 +50,25 @@ const clockToleranceSeconds = 5;
 export const maxTokenLifetimeSeconds = 24 * 3600;
 
 /**
- * A verifier backed by the issuer's JWKS. The key set is fetched once, cached for ten minutes,
- * and refetched early only for an unknown `kid`, at most every 30 s, so rotation works without a
- * restart while a flood of made-up key ids cannot hammer the issuer. A published key that cannot
- * be used is logged once per fetched set, for the operator: tokens naming it are the client's 401.
+ * How the issuer's key set is fetched and kept. A set is fresh for ten minutes; an unknown `kid`
+ * refetches it early at most every 30 s, so rotation works without a restart while a flood of
+ * made-up key ids cannot hammer the issuer. While it cannot be fetched, a container tries again
+ * every few seconds and answers the requests in between at once, and a set it fetched serves for
+ * an hour past its ten minutes (docs/decisions/0149-key-set-outage.md).
+ */
+export const keySetSettings = {
+  timeoutMs: 3000,
+  cooldownMs: 30_000,
+  cacheMaxAgeMs: 600_000,
+  retryMs: issuerRetrySeconds * 1000,
+  staleIfErrorMs: 3_600_000,
+} as const satisfies Partial<RemoteKeySetOptions>;
+
+/**
+ * A verifier backed by the issuer's JWKS, kept as `keySetSettings` say. A published key that
+ * cannot be used is logged once per fetched set, for the operator: tokens naming it are the
+ * client's 401. So is a set past its age in use, once per failed fetch: its requests succeed, so
+ * no failure counter shows the outage.
  */
 export function createJwtVerifier(
   options: JwtVerifierOptions,
@@ -57,18 +76,30 @@ export function createJwtVerifier(
     prefetchKeys = false,
     agent,
     log = jsonLogger,
-  }: { readonly prefetchKeys?: boolean; readonly agent?: Agent; readonly log?: Logger } = {},
+    keySet,
+  }: {
+    readonly prefetchKeys?: boolean;
+    readonly agent?: Agent;
+    readonly log?: Logger;
+    /** The key set's clock and fetch deadline, for tests that move the one and shorten the other. */
+    readonly keySet?: Partial<Pick<RemoteKeySetOptions, 'now' | 'timeoutMs'>>;
+  } = {},
 ): TokenVerifier {
   const keys = createRemoteKeySet(options.jwksUrl, {
-    timeoutMs: 3000,
-    cooldownMs: 30_000,
-    cacheMaxAgeMs: 600_000,
+    ...keySetSettings,
+    ...keySet,
     prefetch: prefetchKeys,
     agent,
     onUnusableKey: (error) =>
       log('warn', 'unusable key in the issuer key set', {
         kid: typeof error.kid === 'string' ? error.kid : undefined,
         jwksHost: options.jwksUrl.host,
+        error: errorChain(error),
+      }),
+    onStaleKeys: (ageMs, error) =>
+      log('warn', 'issuer key set past its age in use: it could not be fetched', {
+        jwksHost: options.jwksUrl.host,
+        ageSeconds: Math.floor(ageMs / 1000),
         error: errorChain(error),
       }),
   });

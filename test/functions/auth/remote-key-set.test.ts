@@ -9,12 +9,16 @@ import {
   NoMatchingKeyError,
 } from '../../../functions/auth/json-web-key-set.ts';
 import { createRemoteKeySet, type RemoteKeySet } from '../../../functions/auth/remote-key-set.ts';
-import { createJwtVerifier, verifyJwt } from '../../../functions/auth/token-verifier.ts';
+import {
+  createJwtVerifier,
+  keySetSettings,
+  verifyJwt,
+} from '../../../functions/auth/token-verifier.ts';
 import { keepAliveAgent } from '../../../functions/connections/outbound-http.ts';
 import { startTestIssuer, type TestIssuer } from '../../support/test-issuer.ts';
 import { respell } from '../../support/token-spelling.ts';
 
-const production = { timeoutMs: 3000, cooldownMs: 30_000, cacheMaxAgeMs: 600_000 };
+const production = keySetSettings;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let issuer: TestIssuer;
