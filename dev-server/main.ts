@@ -4,6 +4,7 @@ import { docsPaths } from './api-docs.ts';
 import { defaults, type LocalConfig, loadLocalConfig } from './config.ts';
 import { issuerPaths } from './dev-issuer.ts';
 import { type LocalApi, startLocalApi } from './local-api.ts';
+import { webhookSecretFile } from './webhook/webhook-secret.ts';
 
 let api: LocalApi;
 let ready: string;
@@ -73,13 +74,15 @@ Ctrl-C stops it.
 }
 
 /** Where new plants' events go, when PLANTS_WEBHOOK_URL is set (docs/local-development.md). */
-function webhookLines({ webhook }: LocalApi, config: LocalConfig): string {
+function webhookLines({ webhook, dataDir }: LocalApi, config: LocalConfig): string {
   if (webhook === undefined || config.webhook === undefined) return '';
-  // A generated secret is this machine's own, shown so a receiver can use it; yours stays off screen.
+  // Where the secret is, never what it is: a banner ends up in scrollback, logs and screenshots.
   const secret =
-    config.webhook.secret === undefined
-      ? `${webhook.secret}  (generated; npm run webhook:listen reads it)`
-      : '(PLANTS_WEBHOOK_SECRET, not shown)';
+    config.webhook.secret !== undefined
+      ? '(PLANTS_WEBHOOK_SECRET, not shown)'
+      : dataDir !== undefined
+        ? `the secret in ${webhookSecretFile(dataDir)}  (generated; npm run webhook:listen reads it)`
+        : 'a secret generated for this run, in memory only (for a receiver, give both a PLANTS_WEBHOOK_SECRET)';
   return `
   Webhook       each new plant POSTed to ${config.webhook.url}
   Signed with   ${secret}

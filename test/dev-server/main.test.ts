@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { webhookSecretFile } from '../../dev-server/webhook/webhook-secret.ts';
 import { tempDataDir } from '../support/local-api-fixture.ts';
 import { npmStart, runScript } from '../support/node-script.ts';
 
@@ -55,6 +57,44 @@ describe.concurrent('npm start (dev-server/main.ts)', () => {
     expect(banner).not.toContain(secret);
     expect(banner).toMatch(/Client secret\s+\(PLANTS_CLIENT_SECRET, not shown\)/);
     expect(banner).toMatch(/Warning: HOST 0\.0\.0\.0 lets other machines reach this API/);
+    expect(await server.exited).toBe(0);
+  });
+
+  it('says where the webhook secret it generated is, not what it is', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    // A directory of its own: two servers cannot share one store.
+    const own = await tempDataDir();
+    onTestFinished(own.remove);
+    const { server, banner } = await npmStart({
+      PLANTS_DATA_DIR: own.dir,
+      // Nothing is created, so nothing is delivered: no receiver needed.
+      PLANTS_WEBHOOK_URL: 'http://127.0.0.1:9/',
+    });
+    server.child.kill('SIGTERM');
+
+    const file = webhookSecretFile(own.dir);
+    const secret = (await readFile(file, 'utf8')).trim();
+    expect(secret).toMatch(/^whsec_/);
+    expect(banner).not.toContain(secret.slice('whsec_'.length));
+    expect(banner).toContain(`Signed with   the secret in ${file}`);
+    expect(banner).toContain('npm run webhook:listen reads it');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('keeps a webhook secret generated for one run in memory off the screen too', async ({
+    expect,
+  }) => {
+    const { server, banner } = await npmStart({
+      PLANTS_DATA_DIR: 'memory',
+      PLANTS_WEBHOOK_URL: 'http://127.0.0.1:9/',
+    });
+    server.child.kill('SIGTERM');
+
+    expect(banner).toMatch(/Signed with\s+a secret generated for this run/);
+    expect(banner).toContain('PLANTS_WEBHOOK_SECRET');
+    expect(banner).not.toContain('whsec_');
     expect(await server.exited).toBe(0);
   });
 
