@@ -18,8 +18,8 @@ import type { TokenIssuerConfig } from './constructs/operation-function.ts';
  * | `authIssuer` | trust this OIDC issuer instead of creating a Cognito pool | Cognito |
  * | `authAudience` | with `authIssuer`: accepted `aud` values, comma-separated (required) | |
  * | `authJwksUrl` | with `authIssuer`: its JWKS URL | `<authIssuer>/.well-known/jwks.json` |
- * | `authScope` | with `authIssuer`: its name for `plants/write` (create and delete) | `plants/write` |
- * | `authReadScope` | with `authIssuer`: its name for `plants/read` (list) | `plants/read` |
+ * | `authScope` | with `authIssuer`: its name for `plants/write` (create, replace, delete) | `plants/write` |
+ * | `authReadScope` | with `authIssuer`: its name for `plants/read` (list, read) | `plants/read` |
  * | `authDomainPrefix` | the Cognito domain prefix | `plants-<stage>-<stack instance id>` |
  * | `throttleRateLimit` | stage steady-state requests per second | 100 |
  * | `throttleBurstLimit` | stage burst | 200 |
