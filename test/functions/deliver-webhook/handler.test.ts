@@ -5,6 +5,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryCounters } from '../../../functions/deliver-webhook/delivery-metrics.ts';
 import { deliveryDeadlineMs } from '../../../functions/deliver-webhook/delivery-policy.ts';
+import { webhookEnvNames } from '../../../functions/deliver-webhook/webhook-config.ts';
 import { findLambdaFunction, synthesizeApp } from '../../support/cloud-assembly.ts';
 import { evaluateEnvironment } from '../../support/cloudformation.ts';
 import { extractedMetrics } from '../../support/emf.ts';
@@ -70,8 +71,9 @@ beforeAll(async () => {
     ),
   );
 
+  // Synth refuses a loopback subscriber; the receiver's URL replaces the stage's below.
   const assembly = await synthesizeApp({
-    context: { webhookUrl: receiver.url.href },
+    context: { webhookUrl: 'https://hooks.example.com/plant/webhook' },
     validate: false,
   });
   outdir = assembly.outdir;
@@ -92,6 +94,7 @@ beforeAll(async () => {
         region,
         functionName: 'PlantStore-test-NewPlantWebhookDeliverer',
       }),
+      [webhookEnvNames.url]: receiver.url.href,
       NODE_EXTRA_CA_CERTS: ca.caFile,
       AWS_ENDPOINT_URL_SQS: endpoints[0]?.url.href ?? '',
       AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints[1]?.url.href ?? '',
