@@ -103,8 +103,8 @@ export class PlantStoreStack extends Stack {
 
     // One issuer or the other, never both: the function trusts exactly one.
     let auth: MachineAuth | undefined;
-    let tokenIssuer: TokenIssuerConfig;
-    if (props.externalIssuer === undefined) {
+    let tokenIssuer = props.externalIssuer;
+    if (tokenIssuer === undefined) {
       auth = new MachineAuth(this, 'MachineAuth', {
         operations,
         domainPrefix:
@@ -112,8 +112,14 @@ export class PlantStoreStack extends Stack {
           `${defaultDomainPrefixStem(props.stage)}${stackInstanceId(this)}`,
       });
       tokenIssuer = auth.tokenIssuer;
+      if (props.ciRoleArn !== undefined) {
+        auth.grantReadClientSecret(Role.fromRoleArn(this, 'CiRole', props.ciRoleArn));
+      }
     } else {
-      tokenIssuer = props.externalIssuer;
+      new CfnOutput(this, 'AuthIssuer', {
+        description: 'The external issuer whose tokens the API accepts',
+        value: tokenIssuer.issuer,
+      });
     }
 
     // One function per operation (docs/decisions/0090-one-function-per-operation.md), each named
@@ -151,21 +157,18 @@ export class PlantStoreStack extends Stack {
     );
     // Each function's release is checked, watched and rolled back on its own: its check runs
     // against the version this deploy publishes, before its alias moves to it.
-    const releases = functions.map(({ operation, alias }) => {
-      const id = operationConstructId(operation);
-      const check = new PreTrafficCheck(this, `${id}PreTrafficCheck`, {
-        operation,
-        target: alias.version,
+    const releases = functions.map((fn) => ({
+      id: fn.node.id,
+      alias: fn.alias,
+      rollbackAlarms: alarms.rollbackAlarmsOf(fn.operation),
+      // The operation's construct is the check's namespace: `CreatePlant/PreTrafficCheck`.
+      preTrafficHook: new PreTrafficCheck(fn, 'PreTrafficCheck', {
+        operation: fn.operation,
+        target: fn.alias.version,
         liveAliasArns,
         tokenSource: auth,
-      });
-      return {
-        id,
-        alias,
-        rollbackAlarms: alarms.rollbackAlarmsOf(operation),
-        preTrafficHook: check.function,
-      };
-    });
+      }).function,
+    }));
     new GradualDeployment(this, 'Deployment', {
       releases,
       deploymentConfig: props.deploymentConfig ?? defaultDeploymentConfig(props.stage),
@@ -190,34 +193,13 @@ export class PlantStoreStack extends Stack {
       webhook,
     });
 
-    new CfnOutput(this, 'ApiUrl', {
-      description: 'Base URL of the API; the plants are at <ApiUrl>plants',
-      value: http.url,
-    });
     if (props.customDomain !== undefined) {
-      const domain = new ApiCustomDomain(this, 'CustomDomain', {
+      new ApiCustomDomain(this, 'CustomDomain', {
         api: http.api,
         stage: http.stage,
         ...props.customDomain,
       });
-      new CfnOutput(this, 'CustomDomainUrl', {
-        description:
-          'The API on its own name, once DNS points there; the plants are at <url>plants',
-        value: domain.url,
-      });
-      new CfnOutput(this, 'CustomDomainTarget', {
-        description: `Point ${props.customDomain.domainName} here: a CNAME, or a Route 53 alias record`,
-        value: domain.target,
-      });
-      new CfnOutput(this, 'CustomDomainHostedZoneId', {
-        description: 'The hosted zone of CustomDomainTarget, for a Route 53 alias record',
-        value: domain.hostedZoneId,
-      });
     }
-    new CfnOutput(this, 'PlantsTableName', {
-      description: 'The DynamoDB table (retained when the stack is deleted)',
-      value: table.tableName,
-    });
     if (webhook !== undefined) {
       new CfnOutput(this, 'WebhookSecretCommand', {
         description:
@@ -233,33 +215,5 @@ export class PlantStoreStack extends Stack {
         value: `aws sqs start-message-move-task --region ${Aws.REGION} --source-arn ${webhook.deadLetterQueue.queueArn}`,
       });
     }
-
-    if (auth === undefined) {
-      new CfnOutput(this, 'AuthIssuer', {
-        description: 'The external issuer whose tokens the API accepts',
-        value: tokenIssuer.issuer,
-      });
-      return;
-    }
-    const { userPool, client } = auth;
-    if (props.ciRoleArn !== undefined) {
-      auth.grantReadClientSecret(Role.fromRoleArn(this, 'CiRole', props.ciRoleArn));
-    }
-    new CfnOutput(this, 'TokenUrl', {
-      description: `OAuth 2.0 token endpoint (client_credentials grant, scopes ${Object.keys(auth.scopes).join(' ')})`,
-      value: auth.tokenUrl,
-    });
-    new CfnOutput(this, 'UserPoolId', {
-      description: 'The user pool of the machine client',
-      value: userPool.userPoolId,
-    });
-    new CfnOutput(this, 'ClientId', {
-      description: 'The machine client id',
-      value: client.userPoolClientId,
-    });
-    new CfnOutput(this, 'ClientSecretCommand', {
-      description: 'Prints the machine client secret (needs cognito-idp:DescribeUserPoolClient)',
-      value: `aws cognito-idp describe-user-pool-client --region ${Aws.REGION} --user-pool-id ${userPool.userPoolId} --client-id ${client.userPoolClientId} --query UserPoolClient.ClientSecret --output text`,
-    });
   }
 }

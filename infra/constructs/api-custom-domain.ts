@@ -1,3 +1,4 @@
+import { CfnOutput } from 'aws-cdk-lib';
 import type { IHttpApi, IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { ApiMapping, DomainName, EndpointType, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
@@ -18,16 +19,10 @@ export interface ApiCustomDomainProps {
 /**
  * The API on a name of the team's own: a regional API Gateway domain name with TLS 1.2 at least,
  * mapped at its root to the stage. DNS stays outside the stack: the team points its name at
- * `target` (a CNAME, or a Route 53 alias record in `hostedZoneId`) wherever its zone is hosted.
+ * the output `CustomDomainTarget` (a CNAME, or a Route 53 alias record in `CustomDomainHostedZoneId`)
+ * wherever its zone is hosted.
  */
 export class ApiCustomDomain extends Construct {
-  /** The API Gateway host name the team's DNS record points at. */
-  readonly target: string;
-  /** The Route 53 hosted zone of `target`, for an alias record. */
-  readonly hostedZoneId: string;
-  /** `https://<domainName>/`, ending in `/` like the stage's URL. */
-  readonly url: string;
-
   constructor(scope: Construct, id: string, props: ApiCustomDomainProps) {
     super(scope, id);
 
@@ -39,8 +34,18 @@ export class ApiCustomDomain extends Construct {
     });
     new ApiMapping(this, 'Mapping', { api: props.api, domainName: domain, stage: props.stage });
 
-    this.target = domain.regionalDomainName;
-    this.hostedZoneId = domain.regionalHostedZoneId;
-    this.url = `https://${props.domainName}/`;
+    // The stack's outputs, by the keys docs/deploy.md names.
+    new CfnOutput(this, 'Url', {
+      description: 'The API on its own name, once DNS points there; the plants are at <url>plants',
+      value: `https://${props.domainName}/`,
+    }).overrideLogicalId('CustomDomainUrl');
+    new CfnOutput(this, 'Target', {
+      description: `Point ${props.domainName} here: a CNAME, or a Route 53 alias record`,
+      value: domain.regionalDomainName,
+    }).overrideLogicalId('CustomDomainTarget');
+    new CfnOutput(this, 'HostedZoneId', {
+      description: 'The hosted zone of CustomDomainTarget, for a Route 53 alias record',
+      value: domain.regionalHostedZoneId,
+    }).overrideLogicalId('CustomDomainHostedZoneId');
   }
 }

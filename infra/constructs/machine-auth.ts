@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import {
   AccountRecovery,
@@ -146,6 +146,24 @@ export class MachineAuth extends Construct {
       // As the resource server names them, so that each function's scope refers to it.
       scopes: this.scopes,
     };
+
+    // The stack's outputs, by the keys the deploy workflow and docs/deploy.md read.
+    new CfnOutput(this, 'TokenUrl', {
+      description: `OAuth 2.0 token endpoint (client_credentials grant, scopes ${Object.keys(this.scopes).join(' ')})`,
+      value: this.tokenUrl,
+    }).overrideLogicalId('TokenUrl');
+    new CfnOutput(this, 'UserPoolId', {
+      description: 'The user pool of the machine client',
+      value: userPool.userPoolId,
+    }).overrideLogicalId('UserPoolId');
+    new CfnOutput(this, 'ClientId', {
+      description: 'The machine client id',
+      value: client.userPoolClientId,
+    }).overrideLogicalId('ClientId');
+    new CfnOutput(this, 'ClientSecretCommand', {
+      description: 'Prints the machine client secret (needs cognito-idp:DescribeUserPoolClient)',
+      value: `aws cognito-idp describe-user-pool-client --region ${Aws.REGION} --user-pool-id ${userPool.userPoolId} --client-id ${client.userPoolClientId} --query UserPoolClient.ClientSecret --output text`,
+    }).overrideLogicalId('ClientSecretCommand');
 
     Validations.of(userPool).acknowledge(
       {

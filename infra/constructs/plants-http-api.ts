@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import type { IHttpApi, IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
@@ -123,6 +123,11 @@ export class PlantsHttpApi extends Construct {
     });
     this.stage = stage;
     this.url = stage.url;
+    // The stack's output, by the key the deploy workflow and docs/deploy.md read.
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Base URL of the API; the plants are at <ApiUrl>plants',
+      value: this.url,
+    }).overrideLogicalId('ApiUrl');
 
     for (const route of routes) {
       Validations.of(route).acknowledge({

@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import {
   AttributeType,
@@ -50,5 +50,10 @@ export class PlantsTable extends Construct {
       encryption: TableEncryption.AWS_MANAGED,
       stream: props.stream,
     });
+    // The stack's output, by the key docs/deploy.md names.
+    new CfnOutput(this, 'TableName', {
+      description: 'The DynamoDB table (retained when the stack is deleted)',
+      value: this.table.tableName,
+    }).overrideLogicalId('PlantsTableName');
   }
 }

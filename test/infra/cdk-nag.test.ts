@@ -79,7 +79,7 @@ describe('cdk-nag AwsSolutions on PlantStoreStack', () => {
     /** The logical id of the operation's pre-traffic hook function. */
     const hookId = (id: string) =>
       stack.getLogicalId(
-        stack.node.findChild(`${id}PreTrafficCheck`).node.findChild('Function').node
+        stack.node.findChild(id).node.findChild('PreTrafficCheck').node.findChild('Function').node
           .defaultChild as CfnElement,
       );
     expect(found.map(({ path, id }) => `${path} ${id}`).sort()).toEqual(

@@ -137,7 +137,7 @@ afterAll(async () => {
 function hookOf(assembly: CloudAssembly, operation: Operation): LambdaFunctionSpec {
   return findLambdaFunction(
     assembly,
-    `${operationConstructId(operation)}PreTrafficCheck/Function/Resource`,
+    `${operationConstructId(operation)}/PreTrafficCheck/Function/Resource`,
   );
 }
 
