@@ -31,6 +31,9 @@ export interface paths {
          *
          *     The order is whatever the store gives (DynamoDB's order of its keys): the same for every
          *     walk of an unchanged table, and no order a client may rely on (not by id, name or time).
+         *
+         *     A list evaluates no precondition: `If-Match` or `If-None-Match` is a `400` naming the
+         *     header.
          */
         get: operations["listPlants"];
         put?: never;
@@ -46,6 +49,9 @@ export interface paths {
          *     `name` and `tag` are ignored and not stored, except that a member named `__proto__`
          *     anywhere in the body, or a `constructor` whose value has a `prototype` member, is refused
          *     with `400` (a guard against prototype pollution that the schemas do not express).
+         *
+         *     A create evaluates no precondition: `If-Match` or `If-None-Match` (`If-None-Match: *`
+         *     included; a create never overwrites anyway) is a `400` naming the header.
          */
         post: operations["createPlant"];
         delete?: never;
@@ -95,6 +101,13 @@ export interface paths {
          *     retry one whose answer it did not get, and needs no branch for a plant already gone.
          *     Afterwards the id is free: a create with any name answers `200`. A delete racing a create
          *     of the same id leaves either the whole plant or none, never part of one.
+         *
+         *     Send `If-Match` with the ETag your read answered to delete only the plant as you read it:
+         *     if it has been written since, or is no longer there (RFC 9110 13.1.1: `If-Match` is false
+         *     without a current plant, `*` included), the answer is `412` and nothing changes. So a
+         *     conditional delete retried after its answer was lost answers `412` once the first attempt
+         *     deleted the plant: read it again (`404`: it is gone). Of deletes and replaces racing with
+         *     the same `If-Match`, exactly one succeeds.
          *
          *     The id is named exactly as an int64 is written in decimal: digits, a leading `-` for a
          *     negative id, no leading zeros, no `+`, fraction, exponent or spaces, and not `-0`, so that
@@ -297,7 +310,7 @@ export interface components {
          */
         IfNoneMatch: string;
         /**
-         * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it the replace is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
+         * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced or deleted only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it a replace or a delete is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
          * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
          */
         IfMatch: string;
@@ -373,7 +386,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlantListItem"][];
                 };
             };
-            /** @description `limit` is not an integer from 1 to 100, is empty or given twice, or `cursor` is not one this API issued for this `limit` (the message names the parameter) */
+            /** @description `limit` is not an integer from 1 to 100, is empty or given twice, or `cursor` is not one this API issued for this `limit` (the message names the parameter), or the request carries `If-Match` or `If-None-Match`, which a list does not evaluate (the message names the header) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -450,7 +463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Plant"];
                 };
             };
-            /** @description unexpected error; the body is not valid JSON, not an object, or a field is missing, mistyped or out of bounds (the message names the field) */
+            /** @description unexpected error; the body is not valid JSON, not an object, or a field is missing, mistyped or out of bounds (the message names the field), or the request carries `If-Match` or `If-None-Match`, which a create does not evaluate (the message names the header) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -627,7 +640,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it the replace is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
+                 * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced or deleted only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it a replace or a delete is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
                  * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -759,7 +772,13 @@ export interface operations {
     deletePlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced or deleted only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it a replace or a delete is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
+                 * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The plant's id in canonical decimal form; `01`, `1.0`, `+1`, `-0`, `1e3`, `abc` and ids outside the int64 range (`9223372036854775808`) are a `400` naming `id`. */
                 id: components["parameters"]["PlantIdInPath"];
@@ -768,7 +787,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted, or there was no plant with this id; no body */
+            /** @description Deleted, or, without `If-Match`, there was no plant with this id; no body */
             204: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -776,7 +795,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The id is not an int64 in canonical decimal form (the message names `id`) */
+            /** @description The id is not an int64 in canonical decimal form (the message names `id`), or `If-Match` is malformed, lists more than 16 tags, or comes with `If-None-Match`, which a delete does not evaluate (the message names the header) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -809,6 +828,21 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description `If-Match` names none of the plant's ETags, or no plant has this id: it has been written or deleted since it was read; nothing changes */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 412,
+                     *       "message": "Plant 1 has changed since it was read: read it again, then retry with its ETag"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["GatewayContentTooLarge"];
             421: components["responses"]["MisdirectedRequest"];
             429: components["responses"]["TooManyRequests"];

@@ -9,6 +9,7 @@ import type { TokenVerifier } from './auth/token-verifier.ts';
 import { errorAnswers, failureCounters } from './failures.ts';
 import { accessLog } from './http/access-log.ts';
 import { mapErrors } from './http/error-response.ts';
+import { refuseUnevaluatedPreconditions } from './http/preconditions.ts';
 import { requireHttpEvent } from './http/require-http-event.ts';
 import { jsonLogger, type Logger } from './log.ts';
 import type { Operation } from './operation.ts';
@@ -35,10 +36,11 @@ export function countersOf<Own extends Operation['outcomes']>(operation: {
  * The steps every operation starts with, in order: the edge (the request's log line, counted under
  * the operation's outcomes, every error mapped once, and an event API Gateway would never send
  * refused), then the caller, authorized with the operation's scope before anything reads the
- * request. The operation adds its own steps after.
+ * request, then any precondition header the operation does not evaluate, refused. The operation
+ * adds its own steps after.
  */
 export function authorizedEdge(
-  operation: Pick<Operation, 'outcomes'>,
+  operation: Pick<Operation, 'outcomes' | 'precondition'>,
   {
     verifyToken,
     requiredScope,
@@ -50,5 +52,6 @@ export function authorizedEdge(
     .use(accessLog(log, service, countersOf(operation)))
     .use(mapErrors(log, errorAnswers))
     .use(requireHttpEvent())
-    .use(authorizeRequest(verifyToken, requiredScope));
+    .use(authorizeRequest(verifyToken, requiredScope))
+    .use(refuseUnevaluatedPreconditions(operation.precondition));
 }

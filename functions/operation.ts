@@ -89,6 +89,12 @@ export type Operation = {
    * read), beside the failures every operation shares (`failureCounters` in `failures.ts`).
    */
   readonly outcomes: OwnOutcomes;
+  /**
+   * The precondition header it evaluates (RFC 9110 13.1); none when undefined or left out. The
+   * shared edge refuses any other with a 400, so that no precondition a client sends is ignored
+   * (docs/decisions/0130-preconditions.md); the handler evaluates this one.
+   */
+  readonly precondition?: 'If-Match' | 'If-None-Match' | undefined;
   /** Every status it answers of its own; `sharedStatuses` come on top. */
   readonly statuses: readonly number[];
   /**

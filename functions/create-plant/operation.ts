@@ -14,6 +14,7 @@ export const operation = {
   summary: 'Create a plant, or replay an identical create',
   // A create, an identical create replayed, and a different create of a stored id.
   outcomes: { created: 'PlantsCreated', replayed: 'CreatesReplayed', conflict: 'CreateConflicts' },
+  precondition: undefined,
   statuses: [200, 400, 409, 413, 415],
   sample: {
     request: (id) => ({ body: `{"id":${id},"name":"Sample","tag":"sample"}` }),

@@ -7,11 +7,17 @@ export const operation = {
   path: '/plants/{id}',
   scope: 'plants/write',
   dynamodbActions: ['dynamodb:DeleteItem'],
-  summary: 'Delete a plant by id',
-  // A plant removed, or an id that held none (a retry whose first answer was lost, or a client
-  // deleting what was never there: 204 either way).
-  outcomes: { deleted: 'PlantsDeleted', absent: 'DeletesAbsent' },
-  statuses: [204, 400],
+  summary: 'Delete a plant by id, if it still has the ETag named in If-Match',
+  // A plant removed, an id that held none (a retry whose first answer was lost, or a client
+  // deleting what was never there: 204 either way), or, with If-Match, a plant that has changed
+  // since the client read it or is no longer there (412).
+  outcomes: {
+    deleted: 'PlantsDeleted',
+    absent: 'DeletesAbsent',
+    changed: 'DeletesPreconditionFailed',
+  },
+  precondition: 'If-Match',
+  statuses: [204, 400, 412],
   sample: { request: (id) => ({ pathParameters: { id } }), status: 204 },
   // The run's id is fresh, so the delete removes nothing anyone stored.
   preTrafficCases: [

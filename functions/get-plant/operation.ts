@@ -10,6 +10,7 @@ export const operation = {
   summary: 'Read a plant by id, with its ETag',
   // A plant answered, a client's copy confirmed current (304), or an id no plant has (404).
   outcomes: { read: 'PlantsRead', not_modified: 'ReadsNotModified', not_found: 'ReadsNotFound' },
+  precondition: 'If-None-Match',
   statuses: [200, 304, 400, 404],
   sample: { request: (id) => ({ pathParameters: { id } }), status: 404 },
   // The create makes the plant read; the delete at the end takes it away again.

@@ -10,6 +10,7 @@ export const operation = {
   summary: 'List plants, a page at a time',
   // A page answered: one per request, whatever the number of plants on it.
   outcomes: { listed: 'PlantsListed' },
+  precondition: undefined,
   statuses: [200, 400],
   sample: { request: () => ({ query: 'limit=1' }), status: 200 },
   // One page of one plant at most, whatever the table holds.

@@ -30,7 +30,8 @@ type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
  * DeleteItem, atomic per item, so a create racing it either lands whole before it (and is
  * removed whole) or after it (and stays whole). A read is one consistent GetItem. A replace is
  * one PutItem conditioned on the plant existing and, when asked, on its revision, so of writers
- * racing with the same If-Match exactly one wins, with no read before the write.
+ * racing with the same If-Match exactly one wins, with no read before the write; a conditional
+ * delete is conditioned the same way.
  */
 export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: string): PlantStore {
   const cursors = listCursors(tableName);
@@ -106,18 +107,26 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
     },
 
     /**
-     * Unconditional, so deleting an absent id succeeds as DynamoDB's DeleteItem does; the old
-     * item, returned only when there was one, tells the caller whether this call removed it.
+     * Without a condition, unconditional, so deleting an absent id succeeds as DynamoDB's
+     * DeleteItem does; the old item, returned only when there was one, tells the caller whether
+     * this call removed it. With one, conditioned as a replace is, and a failed condition told
+     * apart by the old item it returns (ALL_OLD), as a replace's is: still one call.
      */
-    async delete(id) {
-      const { Attributes } = await client('DeleteItem', {
-        TableName: tableName,
-        Key: { id: { N: id } },
-        ReturnValues: 'ALL_OLD',
-      }).catch((error: unknown) => {
-        throw translate(error);
-      });
-      return { deleted: Attributes !== undefined };
+    async delete(id, condition) {
+      const conditioned = condition === undefined ? undefined : conditionExpression(condition);
+      try {
+        const { Attributes } = await client('DeleteItem', {
+          TableName: tableName,
+          Key: { id: { N: id } },
+          ReturnValues: 'ALL_OLD',
+          ...(conditioned === undefined ? {} : conditionParameters(conditioned)),
+        });
+        return { deleted: Attributes !== undefined };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw translate(error);
+        if (error.payload.Item === undefined) throw new PlantNotFoundError(id);
+        throw new PlantChangedError(id);
+      }
     },
 
     async get(id) {
@@ -133,15 +142,11 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
      */
     async replace(id, plant, condition) {
       const revision = newRevision();
-      const { expression, names, values } = replaceCondition(condition);
       try {
         await client('PutItem', {
           TableName: tableName,
           Item: toItem({ ...plant, id }, revision),
-          ConditionExpression: expression,
-          ...(names === undefined ? {} : { ExpressionAttributeNames: names }),
-          ...(values === undefined ? {} : { ExpressionAttributeValues: values }),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          ...conditionParameters(conditionExpression(condition)),
         });
       } catch (error) {
         if (!isConditionFailure(error)) throw translate(error);
@@ -153,15 +158,18 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
   };
 }
 
-/**
- * The condition of a replace: the plant exists and, when a list of revisions is asked for, holds
- * one of them. A plant stored before revisions existed has no `rev`, and is `unrevised`.
- */
-function replaceCondition(condition: ReplaceCondition): {
+type ConditionExpression = {
   expression: string;
   names?: Record<string, string>;
   values?: AttributeMap;
-} {
+};
+
+/**
+ * The condition of a replace or a conditional delete: the plant exists and, when a list of
+ * revisions is asked for, holds one of them. A plant stored before revisions existed has no
+ * `rev`, and is `unrevised`.
+ */
+function conditionExpression(condition: ReplaceCondition): ConditionExpression {
   if (condition.kind === 'any') return { expression: 'attribute_exists(id)' };
   const revisions = [...new Set(condition.revisions)];
   const listed = revisions.filter((revision) => revision !== unrevised);
@@ -180,6 +188,16 @@ function replaceCondition(condition: ReplaceCondition): {
     expression: `attribute_exists(id) AND (${alternatives.join(' OR ')})`,
     names: { '#rev': 'rev' },
     ...(Object.keys(values).length === 0 ? {} : { values }),
+  };
+}
+
+/** A write's parameters for `condition`, asking for the old item when it fails. */
+function conditionParameters({ expression, names, values }: ConditionExpression) {
+  return {
+    ConditionExpression: expression,
+    ...(names === undefined ? {} : { ExpressionAttributeNames: names }),
+    ...(values === undefined ? {} : { ExpressionAttributeValues: values }),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
 }
 

@@ -35,7 +35,10 @@ export const maxListLimit = 500;
  * earlier create as a replay; it never overwrites. `list` walks every plant page by page: a plant
  * present during a whole walk appears in it exactly once. `delete` removes a plant if there is
  * one; `deleted` says whether this call found it (a retried attempt whose first answer was lost
- * may find it already gone). `get` reads one plant as last written, or undefined. `replace`
+ * may find it already gone). Given a `condition`, it removes the plant only when one is stored
+ * and its revision meets it, in one conditional delete, and throws as `replace` does otherwise;
+ * a retried attempt whose first answer was lost then finds none and throws `PlantNotFoundError`.
+ * `get` reads one plant as last written, or undefined. `replace`
  * writes a plant over the stored one with a new revision, only when one is stored and its
  * revision meets `condition`, in one conditional write: `PlantNotFoundError` when none is,
  * `PlantChangedError` when its revision does not meet it; it never creates. Adapters throw the
@@ -46,7 +49,7 @@ export const maxListLimit = 500;
 export type PlantStore = {
   create(plant: NewPlant): Promise<{ plant: Plant; outcome: CreateOutcome }>;
   list(request: ListRequest): Promise<PlantPage>;
-  delete(id: PlantId): Promise<{ deleted: boolean }>;
+  delete(id: PlantId, condition?: ReplaceCondition): Promise<{ deleted: boolean }>;
   get(id: PlantId): Promise<RevisedPlant | undefined>;
   replace(id: PlantId, plant: Plant, condition: ReplaceCondition): Promise<RevisedPlant>;
 };

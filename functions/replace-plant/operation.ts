@@ -15,6 +15,7 @@ export const operation = {
     not_found: 'ReplacesNotFound',
     changed: 'ReplacesPreconditionFailed',
   },
+  precondition: 'If-Match',
   statuses: [200, 400, 404, 412, 413, 415],
   sample: {
     request: (id) => ({ pathParameters: { id }, body: '{"name":"Sample","tag":"sample"}' }),

@@ -240,6 +240,68 @@ describe('GET /plants and DELETE /plants/{id} over HTTP (the local API of npm st
     expect(await listed(43)).toStrictEqual([]);
   });
 
+  it('deletes with If-Match only while the plant has that ETag: a stale one or an absent plant gets 412', async () => {
+    await create(45, 'Fern');
+    const read = (id: string) => fetch(`${local.api.url}/plants/${id}`, { headers: auth() });
+    const stale = (await read('45')).headers.get('etag') ?? '';
+    const replaced = await fetch(`${local.api.url}/plants/45`, {
+      method: 'PUT',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{"name":"Moss"}',
+    });
+    const current = replaced.headers.get('etag') ?? '';
+    const removeIf = (id: string, ifMatch: string) =>
+      fetch(`${local.api.url}/plants/${id}`, {
+        method: 'DELETE',
+        headers: { ...auth(), 'if-match': ifMatch },
+      });
+
+    const refused = await removeIf('45', stale);
+    const absent = await removeIf('46', '*');
+    const deleted = await removeIf('45', current);
+
+    expect(refused.status).toBe(412);
+    expectHygiene(refused);
+    expectErrorShape(await refused.json(), 412);
+    expect(absent.status).toBe(412);
+    expectErrorShape(await absent.json(), 412);
+    expect(deleted.status).toBe(204);
+    expect(await deleted.text()).toBe('');
+    expect(await listed(45)).toStrictEqual([]);
+    expect(await listed(46)).toStrictEqual([]);
+  });
+
+  it.each([
+    ['DELETE', '/plants/47', 'if-none-match', '*'],
+    ['DELETE', '/plants/47', 'if-match', '"a"\u00a0'],
+    ['GET', '/plants?limit=1', 'if-none-match', '*'],
+    ['GET', '/plants?limit=1', 'if-match', '*'],
+  ])(
+    'answers %s %s with %s: %j, a precondition it does not evaluate or a malformed one, with 400 naming it',
+    async (method, path, header, value) => {
+      await create(47, 'Kept');
+
+      const response = await fetch(`${local.api.url}${path}`, {
+        method,
+        headers: { ...auth(), [header]: value },
+      });
+
+      await expectBadInput(response, header === 'if-match' ? 'If-Match' : 'If-None-Match');
+      expect(await listed(47)).toStrictEqual([{ id: 47, name: 'Kept' }]);
+    },
+  );
+
+  it('answers a create with If-None-Match: * with 400 naming it, and creates nothing', async () => {
+    const response = await fetch(`${local.api.url}/plants`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json', 'if-none-match': '*' },
+      body: '{"id":48,"name":"Sage"}',
+    });
+
+    await expectBadInput(response, 'If-None-Match');
+    expect(await listed(48)).toStrictEqual([]);
+  });
+
   it.each([
     ...otherMethodRoutes().map(({ method, path }) => [method, path]),
     ['HEAD', '/plants'],

@@ -5,7 +5,7 @@ import {
   missingTokenAnswer,
   noContentHeaders,
 } from '../../support/contract.ts';
-import { fakeDeleteEvent, fakeEvent } from '../../support/fake-event.ts';
+import { fakeDeleteEvent, fakeEvent, fakeOperationEvent } from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
 
 /** An id the store wrapper below fails on as a bug would: the one way to reach "anything unexpected". */
@@ -20,9 +20,9 @@ beforeAll(async () => {
     faultProxy: true,
     dynamodb: { maxAttempts: 2, backoffBaseMs: 5 },
     wrapStore: (store) => ({
-      delete: (id) => {
+      delete: (id, condition) => {
         if (id === unexpectedFailure) throw new TypeError('store blew up unexpectedly');
-        return store.delete(id);
+        return store.delete(id, condition);
       },
     }),
   });
@@ -40,6 +40,30 @@ const create = (id: string, plant: { name: string; tag?: string }) =>
   api.invoke(fakeEvent({ token: write, body: `{"id":${id},${JSON.stringify(plant).slice(1)}` }));
 const stored = (id: string) => api.dynalite.getItem(api.tableName, id);
 const item = (id: string, name: string) => ({ id: { N: id }, name: { S: name } });
+/** DELETE /plants/{id} with these headers beside a plants/write token. */
+const removeWith = (id: string, headers: Record<string, string>) =>
+  remove(id, { token: write, headers });
+/** The ETag GET /plants/{id} answers for the plant now, or '' when there is none. */
+const etagOf = async (id: string) =>
+  String(
+    (
+      await api.handlers['get-plant'](
+        fakeOperationEvent(
+          { method: 'GET', path: '/plants/{id}' },
+          { pathParameters: { id } },
+          { token: read },
+        ),
+      )
+    ).headers?.etag ?? '',
+  );
+const replace = (id: string, plant: { name: string }) =>
+  api.handlers['replace-plant'](
+    fakeOperationEvent(
+      { method: 'PUT', path: '/plants/{id}' },
+      { pathParameters: { id }, body: JSON.stringify(plant) },
+      { token: write },
+    ),
+  );
 
 /** One case per answer DELETE /plants/{id} can give, in the order of the API table. */
 describe('DELETE /plants/{id}, answer by answer', () => {
@@ -224,6 +248,198 @@ describe('DELETE /plants/{id}, answer by answer', () => {
     expect(bodyOf(result)).toStrictEqual({ error: 500, message: 'Internal server error' });
     expect(api.logs.find((line) => line.message === 'unexpected error')?.fields).toMatchObject({
       requestId: expect.stringMatching(/^test-request-/),
+    });
+  });
+});
+
+/** RFC 9110 13.1.1: the delete happens only while the plant has an ETag If-Match names. */
+describe('DELETE /plants/{id} with If-Match', () => {
+  it.each([
+    ['its current ETag', async (id: string) => etagOf(id)],
+    ['a list holding its current ETag', async (id: string) => `"x", W/"y", ${await etagOf(id)}`],
+    ['*', async () => '*'],
+  ])('naming %s: 204, no body, and the plant is gone', async (_case, header) => {
+    const id = api.freshId();
+    await create(id, { name: 'Fern' });
+
+    const result = await removeWith(id, { 'if-match': await header(id) });
+
+    expect(result).toStrictEqual({ statusCode: 204, headers: noContentHeaders });
+    expect(await stored(id)).toBeUndefined();
+  });
+
+  it.each([
+    ['an ETag it had before a replace', async (_id: string, old: string) => old],
+    [
+      'its current ETag made weak (strong comparison)',
+      async (id: string) => `W/${await etagOf(id)}`,
+    ],
+    ['an ETag no write made', async () => '"not-a-revision"'],
+    ['a revision-shaped ETag it never had', async () => '"AAAAAAAAAAAAAAAAAAAAAA"'],
+  ])('naming %s: 412 in the error shape, and the plant stays as it was', async (_case, header) => {
+    const id = api.freshId();
+    await create(id, { name: 'Fern' });
+    const old = await etagOf(id);
+    await replace(id, { name: 'Moss' });
+    const current = await etagOf(id);
+
+    const result = await removeWith(id, { 'if-match': await header(id, old) });
+
+    expect(result.statusCode).toBe(412);
+    expect(result.headers).toStrictEqual(hygieneHeaders);
+    expect(bodyOf(result)).toStrictEqual({
+      error: 412,
+      message: `Plant ${id} has changed since it was read: read it again, then retry with its ETag`,
+    });
+    expect(await stored(id)).toStrictEqual(item(id, 'Moss'));
+    expect(await etagOf(id)).toBe(current);
+  });
+
+  it.each([
+    ['*', () => '*'],
+    ['the ETag it had', (etag: string) => etag],
+  ])(
+    'naming %s of an id that holds no plant (any longer): 412, not 204, and nothing is created',
+    async (_case, header) => {
+      const never = api.freshId();
+      const gone = api.freshId();
+      await create(gone, { name: 'Fern' });
+      const etag = await etagOf(gone);
+      await remove(gone);
+
+      const results = await Promise.all([
+        removeWith(never, { 'if-match': header('"AAAAAAAAAAAAAAAAAAAAAA"') }),
+        removeWith(gone, { 'if-match': header(etag) }),
+      ]);
+
+      for (const result of results) {
+        expect(result.statusCode).toBe(412);
+        expectErrorShape(bodyOf(result), 412);
+      }
+      expect(await stored(never)).toBeUndefined();
+      expect(await stored(gone)).toBeUndefined();
+    },
+  );
+
+  it('a plant stored before revisions existed: If-Match "0" deletes it', async () => {
+    const id = api.freshId();
+    await api.dynalite.putItem(api.tableName, { id: { N: id }, name: { S: 'Old' } });
+    const kept = api.freshId();
+    await api.dynalite.putItem(api.tableName, { id: { N: kept }, name: { S: 'Old' } });
+
+    const matching = await removeWith(id, { 'if-match': '"0"' });
+    const other = await removeWith(kept, { 'if-match': '"AAAAAAAAAAAAAAAAAAAAAA"' });
+
+    expect(await etagOf(kept)).toBe('"0"');
+    expect(matching.statusCode).toBe(204);
+    expect(await stored(id)).toBeUndefined();
+    expect(other.statusCode).toBe(412);
+    expect(await stored(kept)).toStrictEqual(item(kept, 'Old'));
+  });
+
+  it('a plant created again after a delete is not the one whose ETag the client holds: 412', async () => {
+    const id = api.freshId();
+    await create(id, { name: 'Fern' });
+    const etag = await etagOf(id);
+    await remove(id);
+    await create(id, { name: 'Fern' });
+
+    const result = await removeWith(id, { 'if-match': etag });
+
+    expect(result.statusCode).toBe(412);
+    expect(await stored(id)).toStrictEqual(item(id, 'Fern'));
+  });
+
+  it('eight concurrent deletes with the same If-Match: exactly one 204, seven 412, and the plant is gone', async () => {
+    const id = api.freshId();
+    await create(id, { name: 'Contested' });
+    const etag = await etagOf(id);
+
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => removeWith(id, { 'if-match': etag })),
+    );
+
+    const statuses = results.map(({ statusCode }) => statusCode).sort();
+    expect(statuses).toStrictEqual([204, ...Array(7).fill(412)]);
+    expect(await stored(id)).toBeUndefined();
+  });
+
+  it('a replace racing a delete with the read ETag: the delete wins whole or answers 412, never both lost', async () => {
+    for (let round = 0; round < 10; round++) {
+      const id = api.freshId();
+      await create(id, { name: 'Fern' });
+      const etag = await etagOf(id);
+
+      const [deleted, replaced] = await Promise.all([
+        removeWith(id, { 'if-match': etag }),
+        api.handlers['replace-plant'](
+          fakeOperationEvent(
+            { method: 'PUT', path: '/plants/{id}' },
+            { pathParameters: { id }, body: '{"name":"Palm"}' },
+            { token: write, headers: { 'if-match': etag } },
+          ),
+        ),
+      ]);
+
+      // Both named the same revision: exactly one of them acted on it.
+      expect([deleted.statusCode, replaced.statusCode].sort()).toStrictEqual(
+        deleted.statusCode === 204 ? [204, 404] : [200, 412],
+      );
+      expect(await stored(id)).toStrictEqual(
+        deleted.statusCode === 204 ? undefined : item(id, 'Palm'),
+      );
+    }
+  });
+
+  it.each([
+    ['an entity tag without quotes', { 'if-match': 'abc' }, /^If-Match must be/],
+    ['an empty If-Match', { 'if-match': '' }, /^If-Match must be/],
+    ['a no-break space beside the tag', { 'if-match': '"a"\u00a0' }, /^If-Match must be/],
+    ['17 entity tags', { 'if-match': Array(17).fill('"a"').join(', ') }, /at most 16/],
+    [
+      'If-None-Match, which a delete does not evaluate',
+      { 'if-none-match': '*' },
+      /^If-None-Match is not supported here: send If-Match instead$/,
+    ],
+    [
+      'a malformed If-None-Match',
+      { 'if-none-match': 'abc' },
+      /^If-None-Match is not supported here/,
+    ],
+    [
+      'both headers',
+      { 'if-match': '*', 'if-none-match': '*' },
+      /^If-None-Match is not supported here/,
+    ],
+  ])(
+    '%s: 400 naming the header, no store call, and the plant stays',
+    async (_case, headers, message) => {
+      const id = api.freshId();
+      await create(id, { name: 'Kept' });
+      const callsBefore = api.storeCalls();
+
+      const result = await removeWith(id, headers);
+
+      expect(result.statusCode).toBe(400);
+      expect(result.headers).toStrictEqual(hygieneHeaders);
+      expect((bodyOf(result) as { message: string }).message).toMatch(message);
+      expect(api.storeCalls()).toBe(callsBefore);
+      expect(await stored(id)).toStrictEqual(item(id, 'Kept'));
+    },
+  );
+
+  it('the request line names a 412 changed and counts DeletesPreconditionFailed', async () => {
+    const id = api.freshId();
+    await create(id, { name: 'Kept' });
+    api.logs.length = 0;
+
+    await removeWith(id, { 'if-match': '"AAAAAAAAAAAAAAAAAAAAAA"' });
+
+    expect(api.logs).toHaveLength(1);
+    expect(api.logs[0]?.fields).toMatchObject({
+      status: 412,
+      outcome: 'changed',
+      DeletesPreconditionFailed: 1,
     });
   });
 });

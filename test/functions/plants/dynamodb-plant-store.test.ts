@@ -16,10 +16,18 @@ import { createDynamoDbPlantStore } from '../../../functions/plants/dynamodb-pla
 import { InvalidCursorError } from '../../../functions/plants/list-cursor.ts';
 import type { NewPlant, Plant } from '../../../functions/plants/plant.ts';
 import {
+  PlantChangedError,
   PlantConflictError,
+  PlantNotFoundError,
   StoreUnavailableError,
 } from '../../../functions/plants/plant-errors.ts';
 import { type PlantId, parsePlantId } from '../../../functions/plants/plant-id.ts';
+import {
+  asRevision,
+  type ReplaceCondition,
+  type Revision,
+  unrevised,
+} from '../../../functions/plants/plant-revision.ts';
 import type { PlantPage, PlantStore, StoredPlant } from '../../../functions/plants/plant-store.ts';
 import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
 import {
@@ -595,6 +603,109 @@ describe.each<ConditionFailureAnswer>(['dynamodb', 'dynalite'])(
       expect(await stored(id)).toBeUndefined();
     });
 
+    describe('with a condition, as a replace takes it', () => {
+      const revisionOf = async (id: string) =>
+        asRevision((await subject.dynalite.getRevision(subject.dynalite.tableName, id)) ?? '0');
+      const other = asRevision('AAAAAAAAAAAAAAAAAAAAAA') as Revision;
+
+      it.each<[string, (current: Revision) => ReplaceCondition]>([
+        ['any revision', () => ({ kind: 'any' })],
+        ['its revision', (current) => ({ kind: 'one-of', revisions: [current] })],
+        [
+          'a list holding its revision',
+          (current) => ({ kind: 'one-of', revisions: [other, current] }),
+        ],
+      ])('deletes a stored plant meeting %s with one DeleteItem', async (_case, condition) => {
+        const id = freshId();
+        await subject.store.create({ id, name: 'Fern' });
+        const current = (await revisionOf(id)) as Revision;
+        let result: unknown;
+
+        const calls = await subject.callsDuring(async () => {
+          result = await subject.store.delete(plantId(id), condition(current));
+        });
+
+        expect(result).toStrictEqual({ deleted: true });
+        expect(calls).toStrictEqual(['DeleteItem']);
+        expect(await stored(id)).toBeUndefined();
+      });
+
+      it('deletes a plant stored without a revision when the condition names unrevised', async () => {
+        const id = freshId();
+        await subject.dynalite.putItem(subject.dynalite.tableName, {
+          id: { N: id },
+          name: { S: 'Old' },
+        });
+
+        const result = await subject.store.delete(plantId(id), {
+          kind: 'one-of',
+          revisions: [unrevised],
+        });
+
+        expect(result).toStrictEqual({ deleted: true });
+        expect(await stored(id)).toBeUndefined();
+      });
+
+      it.each<[string, ReplaceCondition]>([
+        ['another revision', { kind: 'one-of', revisions: [other] }],
+        ['no revision at all', { kind: 'one-of', revisions: [] }],
+        ['unrevised, of a plant that has a revision', { kind: 'one-of', revisions: [unrevised] }],
+      ])(
+        'refuses a stored plant asked for %s, in one call, and keeps it',
+        async (_case, condition) => {
+          const id = freshId();
+          await subject.store.create({ id, name: 'Fern' });
+          let failure: unknown;
+
+          const calls = await subject.callsDuring(async () => {
+            failure = await subject.store.delete(plantId(id), condition).catch((error) => error);
+          });
+
+          // Told apart from an absent plant by the old item the failed condition returns.
+          expect(failure).toBeInstanceOf(PlantChangedError);
+          expect(calls).toStrictEqual(['DeleteItem']);
+          expect(await stored(id)).toStrictEqual({ id: { N: id }, name: { S: 'Fern' } });
+        },
+      );
+
+      it.each<[string, ReplaceCondition]>([
+        ['any revision', { kind: 'any' }],
+        ['a revision', { kind: 'one-of', revisions: [other] }],
+      ])(
+        'refuses an id no plant has, asked for %s, as not found, and creates nothing',
+        async (_case, condition) => {
+          const id = freshId();
+
+          const failure = await subject.store
+            .delete(plantId(id), condition)
+            .catch((error: unknown) => error);
+
+          expect(failure).toBeInstanceOf(PlantNotFoundError);
+          expect(await stored(id)).toBeUndefined();
+        },
+      );
+
+      it('lets exactly one of concurrent deletes with the same revision delete the plant', async () => {
+        const id = freshId();
+        await subject.store.create({ id, name: 'Contested' });
+        const condition: ReplaceCondition = {
+          kind: 'one-of',
+          revisions: [(await revisionOf(id)) as Revision],
+        };
+
+        const results = await Promise.allSettled(
+          Array.from({ length: 8 }, () => subject.store.delete(plantId(id), condition)),
+        );
+
+        expect(results.filter(({ status }) => status === 'fulfilled')).toHaveLength(1);
+        for (const result of results) {
+          if (result.status === 'rejected')
+            expect(result.reason).toBeInstanceOf(PlantNotFoundError);
+        }
+        expect(await stored(id)).toBeUndefined();
+      });
+    });
+
     it('lets the id be created again, with another name and tag, after a delete', async () => {
       const id = freshId();
       await subject.store.create({ id, name: 'Fern', tag: 'indoor' });
@@ -725,6 +836,20 @@ describe('DynamoDbPlantStore.list and .delete when DynamoDB is unavailable', () 
       expect(failure).toBeInstanceOf(DynamoDbServiceError);
       expect(failure).not.toBeInstanceOf(StoreUnavailableError);
     });
+  });
+
+  it('deletes the plant when a conditional delete’s answer is lost, and the retry finds none: not found', async () => {
+    const id = freshId();
+    await subject.store.create({ id, name: 'Lost answer' });
+    await subject.proxy.inject({ kind: 'forwardThenDrop' }, { operation: 'DeleteItem', times: 1 });
+
+    const failure = await subject.store
+      .delete(plantId(id), { kind: 'any' })
+      .catch((error: unknown) => error);
+
+    // The first attempt deleted it; the retry's condition found nothing (documented on the port).
+    expect(failure).toBeInstanceOf(PlantNotFoundError);
+    expect(await stored(id)).toBeUndefined();
   });
 
   it('deletes the plant when a delete’s answer is lost and the retry finds it gone, and says so', async () => {
