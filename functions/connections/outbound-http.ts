@@ -25,37 +25,70 @@ export type OutboundResponse = { readonly statusCode: number; readonly body: str
  * Sends one HTTP(S) request and reads the whole answer, over `node:http(s)`: `fetch` would load
  * undici into every cold start. Every status resolves; a network error, the deadline or an
  * oversized answer rejects.
+ *
+ * A connection that idled before the request (kept alive by the agent, or opened ahead) may hold
+ * the server's word on that idle connection rather than an answer: `408 Request Timeout`, or its
+ * end, still unread when the request went out (a process frozen meanwhile, as Lambda freezes one).
+ * The server processed no request then, so the request goes again: after a 408 on such a
+ * connection, or a failure before any answer. On a connection opened for the request both are
+ * final. Each retry drops the idle connection it tried, and one deadline covers every attempt.
  */
 export function sendRequest(url: URL, options: OutboundRequest): Promise<OutboundResponse> {
   const { method, headers, agent, timeoutMs, maxResponseBytes } = options;
   return new Promise((resolve, reject) => {
-    const request = transportFor(url).request(url, { method, headers, agent }, (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxResponseBytes) {
-          request.destroy(new Error(`${url.host} answered more than ${maxResponseBytes} bytes`));
-        } else chunks.push(chunk);
-      });
-      response.on('end', () => {
-        clearTimeout(timer);
-        resolve({
-          statusCode: response.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString('utf8'),
-        });
-      });
-      response.on('error', reject);
-    });
-    const timer = setTimeout(
-      () => request.destroy(new Error(`${url.host} did not answer within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    request.on('error', (error) => {
+    let current: http.ClientRequest | undefined;
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      current?.destroy(new Error(`${url.host} did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const fail = (error: Error) => {
       clearTimeout(timer);
       reject(error);
-    });
-    request.end(options.body);
+    };
+
+    const send = () => {
+      let answered = false;
+      let abandoned = false;
+      const idled = () =>
+        request.reusedSocket || (request.socket !== null && openedAhead.has(request.socket));
+      const again = () => {
+        abandoned = true;
+        request.destroy();
+        send();
+      };
+      const request = transportFor(url).request(url, { method, headers, agent }, (response) => {
+        answered = true;
+        if (response.statusCode === 408 && idled()) {
+          again();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxResponseBytes) {
+            request.destroy(new Error(`${url.host} answered more than ${maxResponseBytes} bytes`));
+          } else chunks.push(chunk);
+        });
+        response.on('end', () => {
+          clearTimeout(timer);
+          resolve({
+            statusCode: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+        response.on('error', fail);
+      });
+      current = request;
+      request.on('error', (error) => {
+        if (abandoned) return;
+        if (!answered && !expired && idled()) again();
+        else fail(error);
+      });
+      request.end(options.body);
+    };
+    send();
   });
 }
 
@@ -70,8 +103,10 @@ export interface OutboundAgent extends http.Agent {
    * in front of the first call ([decision 0125](../../docs/decisions/0125-issuer-tls-in-init.md)).
    * It never fails or delays anything: a connection that fails is dropped and the first request
    * opens its own; one still handshaking is handed over as the agent's own new connections are,
-   * and the request's deadline applies to it. Resolves once the connect is under way (the name
-   * resolved, connect(2) issued) or has failed; never rejects.
+   * and the request's deadline applies to it. One that has data waiting or has ended by then is
+   * dropped too: a server answers a connection left idle, 408 or its end, and that is no answer
+   * to the request. Resolves once the connect is under way (the name resolved, connect(2) issued)
+   * or has failed; never rejects.
    */
   preconnect(): Promise<void>;
 }
@@ -84,7 +119,25 @@ export function keepAliveAgent(url: URL, maxSockets: number): OutboundAgent {
 
 type ConnectionCallback = (error: Error | null, stream: Duplex) => void;
 
-/** One subclass per transport: `createConnection` is the agent's documented point of extension. */
+/** The connections `preconnect` opened and handed to a request: they idled before it, as reused ones. */
+const openedAhead = new WeakSet<object>();
+
+/**
+ * Whether a connection no request is using has heard from the server: data (its answer to the
+ * idle connection, a 408) or the connection's end. Such a connection must not carry a request.
+ */
+const spoken = (socket: Duplex) =>
+  socket.destroyed || socket.readableLength > 0 || socket.readableEnded;
+
+/** A kept-alive connection that hears from the server while idle is closed, so the agent skips it. */
+function dropSpoken(this: Duplex) {
+  this.destroy();
+}
+
+/**
+ * One subclass per transport: `createConnection`, `keepSocketAlive` and `reuseSocket` are the
+ * agent's documented points of extension.
+ */
 const outboundAgent = (Base: typeof http.Agent) =>
   class extends Base implements OutboundAgent {
     readonly #url: URL;
@@ -103,6 +156,25 @@ const outboundAgent = (Base: typeof http.Agent) =>
       const first = this.#first;
       this.#first = undefined;
       return first?.() ?? super.createConnection(options, callback);
+    }
+
+    // Recent versions of Node's agent guard its idle connections the same way; this guard keeps the
+    // promise on any version.
+    override keepSocketAlive(socket: Duplex): boolean {
+      const kept: unknown = super.keepSocketAlive(socket);
+      if (!kept) return false;
+      // Reading, so that what arrives while the connection idles is seen, and it is dropped.
+      socket.once('data', dropSpoken);
+      socket.once('end', dropSpoken);
+      return true;
+    }
+
+    override reuseSocket(socket: Duplex, request: http.ClientRequest): void {
+      socket.removeListener('data', dropSpoken);
+      socket.removeListener('end', dropSpoken);
+      super.reuseSocket(socket, request);
+      // The request fails on it then, and `sendRequest` sends it again.
+      if (spoken(socket)) socket.destroy();
     }
 
     preconnect(): Promise<void> {
@@ -129,8 +201,13 @@ const outboundAgent = (Base: typeof http.Agent) =>
         url.protocol === 'https:' ? (super.createConnection(tlsOptions) ?? undefined) : tcp;
       opened?.on('error', () => {});
       this.#first = () => {
-        if (tcp.destroyed || opened?.destroyed) return undefined;
+        if (opened === undefined || spoken(tcp) || spoken(opened)) {
+          opened?.destroy();
+          tcp.destroy();
+          return undefined;
+        }
         tcp.ref();
+        openedAhead.add(opened);
         return opened;
       };
 
