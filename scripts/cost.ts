@@ -1,21 +1,21 @@
 /**
  * `npm run cost [-- -c stage=prod]`: what the stage costs a month before any request, line by
  * line, and what each operation costs per million requests, read from the template `cdk synth`
- * makes of that stage (offline: bundling and validation off, nothing reaches AWS). The prices are
+ * makes of that stage (offline, in this process: bundling and validation off). The prices are
  * in scripts/prices.ts; docs/cost.md explains the figures and what moves them.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { App } from 'aws-cdk-lib';
+import { accessLog } from '../functions/http/access-log.ts';
+import type { Logger } from '../functions/log.ts';
+import { requestPath } from '../functions/operation.ts';
 import { countersOf } from '../functions/operation-edge.ts';
 import { type Operation, operations } from '../functions/operations.ts';
+import { projectRoot } from '../infra/bundling/bundling.ts';
 import { operationConstructId } from '../infra/constructs/operation-function.ts';
-import {
-  type CfnResource,
-  type CfnTemplate,
-  synthesizeApp,
-} from '../test/support/cloud-assembly.ts';
-import { fakeOperationEvent } from '../test/support/fake-event.ts';
-import { startPlantApi } from '../test/support/plant-api-harness.ts';
-import { renderTemplateValue } from '../test/support/synth.ts';
+import { addStacks } from '../infra/plant-store-app.ts';
 import { prices } from './prices.ts';
 
 /** What a request is assumed to cost in time and size where the template cannot say. */
@@ -47,7 +47,8 @@ export type FloorLine = {
   readonly note: string;
 };
 
-type Resource = CfnResource & { readonly Properties?: Record<string, unknown> };
+type Resource = { readonly Type: string; readonly Properties?: Record<string, unknown> };
+export type CfnTemplate = { readonly Resources: Readonly<Record<string, Resource>> };
 
 function resourcesOf(template: CfnTemplate, type: string): [string, Resource][] {
   return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
@@ -60,9 +61,15 @@ export function alarmMetrics(alarm: Resource): number {
   return metrics.filter((metric) => metric.MetricStat !== undefined).length;
 }
 
+/** A template value as text, each intrinsic in an `Fn::Join` as a placeholder. */
+const asText = (value: unknown): string => {
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  return typeof value === 'string' ? value : join ? join[1].map(asText).join(join[0]) : 'x';
+};
+
 /** The metrics each widget of a dashboard's body draws. */
 export function dashboardMetrics(dashboard: Resource): number {
-  const body = JSON.parse(renderTemplateValue(dashboard.Properties?.DashboardBody)) as {
+  const body = JSON.parse(asText(dashboard.Properties?.DashboardBody)) as {
     widgets: { properties?: { metrics?: unknown[][] } }[];
   };
   return body.widgets
@@ -291,42 +298,37 @@ export function tokenCost(
 }
 
 /**
- * The size of each operation's own request line, as the real handler writes it for its sample
- * request against a local store and issuer (test/support/plant-api-harness.ts).
+ * The size of each operation's own request line: what the access log step
+ * (functions/http/access-log.ts) writes for its sample request and its first outcome, the usual
+ * success, with the values a local run logs. On AWS the function's name as `Service`, a UUID
+ * request id, the version and the X-Ray trace id add to it.
  */
-export async function measureRequestLines(): Promise<Record<string, number>> {
-  const api = await startPlantApi();
-  try {
-    const token = await api.issuer.mint({ expiresIn: 3600 });
-    const headers = { authorization: `Bearer ${token}` };
-    const create = operations.find((operation) => operation.method === 'POST');
-    const sizes: Record<string, number> = {};
-    for (const operation of operations) {
-      const id = api.freshId();
-      // The plant exists first, so that each operation takes its usual path.
-      if (create !== undefined && operation !== create) {
-        await api.handlers[create.name](
-          fakeOperationEvent(create, create.sample.request(id), { headers }),
-        );
-      }
-      const before = api.logs.length;
-      await api.handlers[operation.name](
-        fakeOperationEvent(operation, operation.sample.request(id), { headers }),
-      );
-      const line = api.logs.slice(before).find((each) => each.message === 'request');
-      if (line === undefined) throw new Error(`${operation.name} wrote no request line`);
-      const entry = {
-        timestamp: new Date().toISOString(),
-        level: line.level,
-        message: line.message,
-        ...line.fields,
+export function requestLineBytes(): Record<string, number> {
+  return Object.fromEntries(
+    operations.map((operation) => {
+      let line = '';
+      const write: Logger = (level, message, fields) => {
+        line = JSON.stringify({ timestamp: new Date().toISOString(), level, message, ...fields });
       };
-      sizes[operation.name] = Buffer.byteLength(`${JSON.stringify(entry)}\n`);
-    }
-    return sizes;
-  } finally {
-    await api.close();
-  }
+      const step = accessLog(write, 'plant-store', countersOf(operation));
+      const request = {
+        event: {
+          rawPath: requestPath(operation, operation.sample.request('1234567890123456789')),
+          requestContext: { requestId: 'JKJaXmPLvHcESHA=', http: { method: operation.method } },
+        },
+        context: {
+          awsRequestId: 'local-request-1',
+          outcome: Object.keys(operation.outcomes)[0],
+          caller: { clientId: 'test-client' },
+          storeLatencyMs: 12.345,
+        },
+        response: { statusCode: operation.sample.status },
+      } as never;
+      step.before?.(request);
+      step.after?.(request);
+      return [operation.name, Buffer.byteLength(`${line}\n`)];
+    }),
+  );
 }
 
 /** `-c key=value` pairs, as `cdk synth` takes them. */
@@ -347,16 +349,20 @@ export function contextOf(args: readonly string[]): Record<string, string> {
 
 const dollars = (value: number) => `$${value.toFixed(2)}`;
 
-async function main(): Promise<void> {
+function main(): void {
   const context = contextOf(process.argv.slice(2));
-  const assembly = await synthesizeApp({
-    context: { ...context, 'aws:cdk:bundling-stacks': [] },
-    validate: false,
+  // The app `cdk synth` builds from cdk.json's context, without bundling or validation: only the
+  // template is read.
+  const cdkJson = JSON.parse(readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  const app = new App({
+    context: { ...cdkJson.context, ...context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
   });
-  const stackName = `PlantStore-${context.stage ?? 'dev'}`;
-  const stack = assembly.stacks.find((each) => each.name === stackName);
-  if (stack === undefined) throw new Error(`the synth has no stack ${stackName}`);
-  const { template } = stack;
+  const { stack } = addStacks(app);
+  const { stackName } = stack;
+  const template = app.synth().getStackByName(stackName).template as CfnTemplate;
 
   console.log(
     `${stackName}: AWS list prices of ${prices.region} as of ${prices.date}, no free tier (scripts/prices.ts)`,
@@ -375,7 +381,7 @@ async function main(): Promise<void> {
     console.log(`  ${id} (${alarmMetrics(alarm)})`);
   }
 
-  const measured = { requestLineBytes: await measureRequestLines() };
+  const measured = { requestLineBytes: requestLineBytes() };
   console.log(
     `\nPer million requests (Lambda ${assumptions.lambdaDurationMs} ms billed; X-Ray at ${assumptions.requestsPerMonth.toLocaleString('en')} requests a month, ${Math.round(sampledShare(assumptions.requestsPerMonth) * 100)} % sampled):`,
   );
@@ -397,4 +403,4 @@ async function main(): Promise<void> {
   console.log(`\nSources: ${prices.sources.join(' ')}`);
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) main();
