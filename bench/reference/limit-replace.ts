@@ -23,6 +23,11 @@ import { dynamoDb, refusal } from './limit-runtime.ts';
  * revision being one the list names by strong comparison. 200 with the plant and its new ETag; on
  * a failed condition, the old item DynamoDB returns with it (ALL_OLD) tells a changed plant (412)
  * from an absent one (404), with no read before or after.
+ *
+ * `condition` is a sketch of two product rules that are not exported apart from their handler and
+ * store: the revisions If-Match names (`conditionOf`, functions/replace-plant/replace-plant.ts) and
+ * the write's condition on them (`conditionExpression`, functions/plants/dynamodb-plant-store.ts).
+ * test/bench/limit.test.ts holds its answers to the product's.
  */
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/write');

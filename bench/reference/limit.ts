@@ -1,3 +1,4 @@
+import { isReplay } from '../../functions/plants/plant-store.ts';
 import { answer, type Event, failure, isInt64 } from './limit-answers.ts';
 import { conditionFailed, type Item, newRevision, plantItem, sentPlant } from './limit-plant.ts';
 import { dynamoDb, refusal } from './limit-runtime.ts';
@@ -7,7 +8,8 @@ import { dynamoDb, refusal } from './limit-runtime.ts';
  * (docs/performance.md). The token first, then the body (`limit-plant.ts`: JSON, name and tag,
  * here with the exact int64 id from its source text), then one conditional PutItem of the plant
  * with a new revision; a failed condition is an idempotent replay when the stored plant is the
- * same (DynamoDB returns it; dynalite needs a GetItem), else a 409.
+ * same by the product's rule (`isReplay`; DynamoDB returns it, dynalite needs a GetItem), else a
+ * 409.
  */
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/write');
@@ -30,7 +32,7 @@ export const handler = async (event: Event) => {
     (await dynamoDb('GetItem', { Key: key, ConsistentRead: true })).output.Item) as
     | Item
     | undefined;
-  return stored?.name.S === plant.name && stored?.tag?.S === plant.tag
+  return stored !== undefined && isReplay({ name: stored.name.S, tag: stored.tag?.S }, plant)
     ? answer(200, JSON.stringify(plant))
     : failure(409, `a different plant with id ${id} exists`);
 };
