@@ -14,6 +14,7 @@ import {
 import { asPlantId, type PlantId } from './plant-id.ts';
 import { newRevision, type ReplaceCondition, type Revision, unrevised } from './plant-revision.ts';
 import {
+  type DamagedItem,
   isReplay,
   maxListLimit,
   type PlantStore,
@@ -77,33 +78,54 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
      * rather than on an extra empty page. The Scan's position is the key's place in the table's
      * hash order, which no other plant's create or delete moves, so a walk meets every plant
      * present throughout it exactly once. A Scan that stops short of the limit (DynamoDB stops
-     * at 1 MB read) ends a short page on its LastEvaluatedKey; the page is not filled by a
-     * second Scan, so that each page costs one call.
+     * at 1 MB read) ends a short page on its last plant; the page is not filled by a second
+     * Scan, so that each page costs one call.
+     *
+     * A damaged item (`DamagedItem`) is left out of the page and reported beside it. A cursor
+     * holds an int64, so a page ends on its last plant, never on a damaged key: the next page
+     * reads any damaged items after it again. Only a Scan that met nothing but damaged items,
+     * with more of the table after it, is followed by another: from the last key it read (a
+     * Scan starts after any number), of the largest page, so that a run of damaged items costs
+     * few calls. Either way the walk moves on.
      */
     async list({ limit, cursor }) {
       if (!Number.isInteger(limit) || limit < 1 || limit > maxListLimit) {
         throw new RangeError(`limit must be an integer from 1 to ${maxListLimit}, not ${limit}`);
       }
-      const after = cursor === undefined ? undefined : cursors.decode(cursor, limit).after;
-      const { Items = [], LastEvaluatedKey } = await client('Scan', {
-        TableName: tableName,
-        Limit: limit + 1,
-        ConsistentRead: true,
-        ...(after === undefined ? {} : { ExclusiveStartKey: { id: { N: after } } }),
-      }).catch((error: unknown) => {
-        throw translate(error);
-      });
-      const read = (Items as AttributeMap[]).map(storedPlantOf);
-      const plants = read.slice(0, limit);
-      const nextAfter =
-        read.length > limit
-          ? plants.at(-1)?.id
-          : LastEvaluatedKey === undefined
-            ? undefined
-            : idOf(LastEvaluatedKey as AttributeMap);
-      return nextAfter === undefined
-        ? { plants }
-        : { plants, next: cursors.encode({ after: nextAfter, limit }) };
+      let start: string | undefined =
+        cursor === undefined ? undefined : cursors.decode(cursor, limit).after;
+      let scanLimit = limit + 1;
+      const damaged: DamagedItem[] = [];
+      for (;;) {
+        const { Items = [], LastEvaluatedKey } = await client('Scan', {
+          TableName: tableName,
+          Limit: scanLimit,
+          ConsistentRead: true,
+          ...(start === undefined ? {} : { ExclusiveStartKey: { id: { N: start } } }),
+        }).catch((error: unknown) => {
+          throw translate(error);
+        });
+        const read: StoredPlant[] = [];
+        for (const item of Items as AttributeMap[]) {
+          const listed = listedPlantOf(item);
+          if ('problem' in listed) damaged.push(listed);
+          else read.push(listed);
+        }
+        const lastKey = (LastEvaluatedKey as AttributeMap | undefined)?.id?.N;
+        if (read.length === 0 && lastKey !== undefined) {
+          start = lastKey;
+          scanLimit = maxListLimit + 1;
+          continue;
+        }
+        const plants = read.slice(0, limit);
+        const nextAfter =
+          read.length > limit || lastKey !== undefined ? plants.at(-1)?.id : undefined;
+        return {
+          plants,
+          ...(nextAfter === undefined ? {} : { next: cursors.encode({ after: nextAfter, limit }) }),
+          ...(damaged.length === 0 ? {} : { damaged }),
+        };
+      }
     },
 
     /**
@@ -218,6 +240,25 @@ function toItem(plant: NewPlant, revision: Revision): AttributeMap {
 
 function fromItem(item: AttributeMap): Plant {
   return plantOf({ name: item.name?.S ?? '', tag: item.tag?.S });
+}
+
+/**
+ * A listed item as the plant it holds, or what makes it no plant the API would have written: its
+ * key is not an int64 in canonical form (no path could name it), it has no name, or a tag that is
+ * not text. The rest of the rules (lengths, characters) are the create's, whose schema a list
+ * does not load; the API only ever stores text that passed them.
+ */
+function listedPlantOf(item: AttributeMap): StoredPlant | DamagedItem {
+  const key = item.id?.N ?? JSON.stringify(item.id ?? null);
+  const id = asPlantId(item.id?.N ?? '');
+  if (id === undefined) return { key, problem: 'its key is not an int64 in canonical form' };
+  const name = item.name?.S;
+  if (name === undefined || name === '') return { key, problem: 'it has no name as text' };
+  const tag = item.tag === undefined ? undefined : item.tag.S;
+  if (item.tag !== undefined && (tag === undefined || tag === '')) {
+    return { key, problem: 'its tag is not text' };
+  }
+  return { id, ...plantOf({ name, tag }) };
 }
 
 function storedPlantOf(item: AttributeMap): StoredPlant {

@@ -22,7 +22,20 @@ export type PlantPage = {
   readonly plants: readonly StoredPlant[];
   /** An opaque cursor to the rest, absent on the last page; a page may be empty or short. */
   readonly next?: string;
+  /**
+   * The items met on the way that are not plants the API would write, left out of `plants`;
+   * absent when there were none. A damaged item is met again by every walk until it is removed.
+   */
+  readonly damaged?: readonly DamagedItem[];
 };
+
+/**
+ * An item of the table that is no plant the API would have written (a key outside the int64
+ * range or not an integer, no name, a tag that is not text), put there past the API: by a hand
+ * edit, a script, another program. `key` is the item's key as the table holds it, the value an
+ * operator deletes it by; `problem` says what is wrong, never the item's content.
+ */
+export type DamagedItem = { readonly key: string; readonly problem: string };
 
 /**
  * The largest page the store reads at once: a page of plants at their size limits, with every
@@ -33,7 +46,8 @@ export const maxListLimit = 500;
 /**
  * The port the handlers go through. `create` stores a new plant, or recognises an identical
  * earlier create as a replay; it never overwrites. `list` walks every plant page by page: a plant
- * present during a whole walk appears in it exactly once. `delete` removes a plant if there is
+ * present during a whole walk appears in it exactly once, and a damaged item is skipped and
+ * reported beside the page rather than failing the walk. `delete` removes a plant if there is
  * one; `deleted` says whether this call found it (a retried attempt whose first answer was lost
  * may find it already gone). Given a `condition`, it removes the plant only when one is stored
  * and its revision meets it, in one conditional delete, and throws as `replace` does otherwise;

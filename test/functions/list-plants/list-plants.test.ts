@@ -334,6 +334,95 @@ describe('a walk that follows the Link header', () => {
   });
 });
 
+/**
+ * Items the API would not write, put into the table past it (a hand edit, another program): a
+ * walk answers 200 with every plant, and names each damaged item in a warning line.
+ */
+describe('a walk over a table holding damaged items', () => {
+  let damagedApi: PlantApiHarness;
+  let token: string;
+  const good = ['1', '2', '3', '4', '5', '6'];
+  const damaged = [
+    {
+      item: { id: { N: '1.5' }, name: { S: 'Half' } },
+      problem: 'its key is not an int64 in canonical form',
+    },
+    {
+      item: { id: { N: '9223372036854775808' }, name: { S: 'Past int64' } },
+      problem: 'its key is not an int64 in canonical form',
+    },
+    {
+      item: { id: { N: '-99999999999999999999' }, name: { S: 'Far below' } },
+      problem: 'its key is not an int64 in canonical form',
+    },
+    { item: { id: { N: '7' } }, problem: 'it has no name as text' },
+    { item: { id: { N: '8' }, name: { N: '8' } }, problem: 'it has no name as text' },
+    {
+      item: { id: { N: '9' }, name: { S: 'Fern' }, tag: { N: '1' } },
+      problem: 'its tag is not text',
+    },
+  ] as const;
+  beforeAll(async () => {
+    damagedApi = await startPlantApi();
+    token = await damagedApi.issuer.mint({
+      claims: { scope: 'plants/read plants/write' },
+      expiresIn: 3600,
+    });
+    for (const id of good) {
+      const result = await damagedApi.invoke(
+        fakeEvent({ token, body: `{"id":${id},"name":"Plant ${id}"}` }),
+      );
+      expect(result.statusCode).toBe(200);
+    }
+    for (const { item } of damaged) await damagedApi.dynalite.putItem(damagedApi.tableName, item);
+  });
+  afterAll(() => damagedApi.close());
+
+  it.each([1, 2, 3, 5, 20])(
+    'limit=%i: every page 200, every plant once, each damaged item named in a warning line',
+    async (limit) => {
+      damagedApi.logs.length = 0;
+
+      const { pages, plants } = await walkPages(damagedApi.handlers['list-plants'], {
+        query: `limit=${limit}`,
+        token,
+      });
+
+      expect(pages.every(({ statusCode }) => statusCode === 200)).toBe(true);
+      expect(idsOf(plants).sort()).toStrictEqual(good);
+      const warnings = damagedApi.logs.filter(({ level }) => level === 'warn');
+      expect(warnings.length).toBeGreaterThan(0);
+      for (const warning of warnings) {
+        expect(warning).toMatchObject({
+          message: 'damaged items skipped',
+          fields: { requestId: expect.stringMatching(/^test-request-/), count: expect.any(Number) },
+        });
+      }
+      const named = warnings.flatMap(({ fields }) => fields.items as { key: string }[]);
+      for (const { item, problem } of damaged) {
+        expect(named).toContainEqual({ key: item.id.N, problem });
+      }
+      // The request lines: each page listed, none an error.
+      const requests = damagedApi.logs.filter(({ message }) => message === 'request');
+      expect(requests.map(({ fields }) => fields.outcome)).toStrictEqual(pages.map(() => 'listed'));
+    },
+  );
+
+  it('a damaged item whose key is an int64 can be deleted through the API, and is gone from the walk', async () => {
+    const result = await damagedApi.handlers['delete-plant'](fakeDeleteEvent('7', { token }));
+    damagedApi.logs.length = 0;
+
+    await walkPages(damagedApi.handlers['list-plants'], { query: 'limit=100', token });
+
+    expect(result.statusCode).toBe(204);
+    const named = damagedApi.logs.flatMap(
+      ({ fields }) => (fields.items ?? []) as { key: string }[],
+    );
+    expect(named.map(({ key }) => key)).not.toContain('7');
+    await damagedApi.dynalite.putItem(damagedApi.tableName, damaged[3].item);
+  });
+});
+
 describe('the request line of GET /plants', () => {
   it('names a page answered as listed, counts PlantsListed and records the store latency', async () => {
     api.logs.length = 0;

@@ -542,6 +542,67 @@ describe('DynamoDbPlantStore.list when a Scan stops short of its limit, as Dynam
   });
 });
 
+describe('DynamoDbPlantStore.list over items the API would not write', () => {
+  let subject: StoreUnderTest;
+  beforeAll(async () => {
+    subject = await startStore('dynalite');
+  });
+  afterAll(() => subject.close());
+
+  const put = (item: Record<string, { S: string } | { N: string }>) =>
+    subject.dynalite.putItem(subject.dynalite.tableName, item);
+  const keyProblem = 'its key is not an int64 in canonical form';
+  const damagedItems = [
+    [{ id: { N: '0.5' }, name: { S: 'Half' } }, keyProblem],
+    [{ id: { N: '9223372036854775808' }, name: { S: 'Past int64' } }, keyProblem],
+    [{ id: { N: '-9223372036854775809' }, name: { S: 'Below int64' } }, keyProblem],
+    [{ id: { N: '1e30' }, name: { S: 'Far past' } }, keyProblem],
+    [{ id: { N: '9100000001' } }, 'it has no name as text'],
+    [{ id: { N: '9100000002' }, name: { N: '2' } }, 'it has no name as text'],
+    [{ id: { N: '9100000003' }, name: { S: 'Fern' }, tag: { N: '3' } }, 'its tag is not text'],
+  ] as const;
+  /** The reports of every page, by key. */
+  const reported = (pages: readonly PlantPage[]) =>
+    new Map(pages.flatMap(({ damaged = [] }) => damaged.map((item) => [item.key, item])));
+
+  it('answers a table of damaged items only with one empty last page that names each, not a failure', async () => {
+    for (const [item] of damagedItems.slice(0, 3)) await put(item);
+    const sentBefore = subject.sent.length;
+
+    const page = await subject.store.list({ limit: 1 });
+
+    expect(page.plants).toStrictEqual([]);
+    expect(page.next).toBeUndefined();
+    expect(new Set(page.damaged?.map(({ key }) => key))).toStrictEqual(
+      new Set(['0.5', '9223372036854775808', '-9223372036854775809']),
+    );
+    // Two damaged items fill the first Scan; the one after it reads on, a largest page at once.
+    expect(subject.sent.slice(sentBefore).map(({ input }) => input.Limit)).toStrictEqual([2, 501]);
+  });
+
+  it('walks past damaged items at every limit: each plant once, each damaged item reported as it is stored', async () => {
+    for (const [item] of damagedItems) await put(item);
+    const plants = Array.from({ length: 6 }, (_, n) =>
+      storedPlant(String(9_200_000_000 + n), { name: `Plant ${n}`, tag: 'kept' }),
+    );
+    for (const plant of plants) await subject.store.create(plant);
+
+    for (let limit = 1; limit <= 14; limit++) {
+      const pages = await walk(subject.store, limit);
+
+      expect(listed(pages).sort(byId), `limit ${limit}`).toStrictEqual([...plants].sort(byId));
+      expect(pages.every((page) => page.plants.length <= limit)).toBe(true);
+      const reports = reported(pages);
+      expect(reports.size, `limit ${limit}`).toBe(damagedItems.length);
+      for (const [item, problem] of damagedItems) {
+        // The key as the table writes the number back (1e30 in full), and what is wrong with it.
+        const key = item.id.N === '1e30' ? `1${'0'.repeat(30)}` : item.id.N;
+        expect(reports.get(key)).toStrictEqual({ key, problem });
+      }
+    }
+  });
+});
+
 describe.each<ConditionFailureAnswer>(['dynamodb', 'dynalite'])(
   'DynamoDbPlantStore.delete when a failed condition is answered as %s does',
   (conditionFailure) => {
