@@ -188,6 +188,12 @@ describe('the deploy-stage action', () => {
     if (found?.run === undefined) throw new Error('no step runs npm run smoke');
     return found.run;
   };
+  /** The deploy action's token request: its command, from `token=$(` to its last line. */
+  const tokenCommand = (): string => {
+    const lines = checks().split('\n');
+    const start = lines.findIndex((line) => line.includes('token=$('));
+    return lines.slice(start, start + 4).join(' ');
+  };
 
   it('assumes the role with the OIDC token, deploys the stage, then checks it with a token from its outputs', () => {
     const credentials = steps.findIndex((step) =>
@@ -245,26 +251,26 @@ describe('the deploy-stage action', () => {
   });
 
   it('retries the token request, DNS failures included, for longer than a new Cognito domain takes', () => {
-    const tokenRequest = checks()
-      .split('\n')
-      .findIndex((line) => line.includes('token=$(curl'));
-    const command = checks()
-      .split('\n')
-      .slice(tokenRequest, tokenRequest + 3)
-      .join(' ');
+    const command = tokenCommand();
     const option = (name: string) => Number(new RegExp(`--${name} (\\d+)`).exec(command)?.[1]);
     expect(command).toContain('--retry-all-errors');
     expect(option('retry') * option('retry-delay')).toBeGreaterThanOrEqual(60);
   });
 
   it('asks for a token with every scope an operation requires, so the checks reach them all', () => {
-    const lines = checks().split('\n');
-    const tokenRequest = lines.findIndex((line) => line.includes('token=$(curl'));
-    const command = lines.slice(tokenRequest, tokenRequest + 3).join(' ');
+    const command = tokenCommand();
     const requested = /--data-urlencode "scope=([^"]*)"/.exec(command)?.[1]?.split(' ') ?? [];
 
     expect(requested.sort()).toEqual([...new Set(operations.map(({ scope }) => scope))].sort());
     expect(command).not.toMatch(/ -d scope=/);
+  });
+
+  it('hands the client secret to curl on stdin, never on its command line', () => {
+    const command = tokenCommand();
+    expect(command).toMatch(
+      /printf 'user = "%s:%s"\\n' "\$client_id" "\$client_secret" \|\s+curl .*--config - /,
+    );
+    expect(command).not.toMatch(/ -u /);
   });
 
   it('passes inputs to scripts through the environment, never spliced into the script', () => {
