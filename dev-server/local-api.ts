@@ -67,7 +67,7 @@ export interface LocalApi {
   readonly loopbackOnly: boolean;
   readonly issuer: DevIssuer;
   readonly dataDir: string | undefined;
-  /** The webhook's queues and the secret it signs with, when `webhook` was given. */
+  /** The webhook's dead letters and the secret it signs with, when `webhook` was given. */
   readonly webhook: (LocalWebhook & { readonly secret: string }) | undefined;
   /** Finishes requests in flight, stops the functions, flushes the store, unlocks the directory. */
   close(): Promise<void>;
@@ -108,6 +108,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       const started = await startLocalWebhook({
         level: dynamodb.level,
         tableName: localTableName,
+        dataDir,
         webhook: { ...options.webhook, secret },
         log,
       });

@@ -83,10 +83,13 @@ function webhookLines({ webhook, dataDir }: LocalApi, config: LocalConfig): stri
       : dataDir !== undefined
         ? `the secret in ${webhookSecretFile(dataDir)}  (generated; npm run webhook:listen reads it)`
         : 'a secret generated for this run, in memory only (for a receiver, give both a PLANTS_WEBHOOK_SECRET)';
+  const deadLetters =
+    webhook.deadLetterFile === undefined
+      ? 'in this log only (PLANTS_DATA_DIR=memory)'
+      : `${webhook.deadLetterFile}  (to redrive: move it to redrive.jsonl beside it, restart)`;
   return `
   Webhook       each new plant POSTed to ${config.webhook.url}
   Signed with   ${secret}
-  Queue         ${webhook.queueUrl}  (SQS stand-in at ${webhook.sqsEndpoint})
-  Dead letters  ${webhook.deadLetterQueueUrl}
+  Dead letters  ${deadLetters}
 `;
 }

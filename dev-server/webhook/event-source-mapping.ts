@@ -1,62 +1,70 @@
+import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { Invocation, LocalFunction } from '../function-host.ts';
 import type { LocalQueue, ReceivedMessage } from './local-queue.ts';
+
+/** One instance of the function, as one Lambda execution environment holds it. */
+export interface FunctionInstance {
+  readonly handler: (event: SQSEvent) => Promise<unknown>;
+  /** Ends what it keeps open (its connections), requests in flight included. */
+  close(): void;
+}
 
 export interface EventSourceMappingSettings {
   /** Messages per invocation at most (`BatchSize`). */
   readonly batchSize: number;
-  /** Batches invoked at the same time at most, as the mapping's concurrent pollers allow. */
+  /** Batches invoked at the same time at most (`MaximumConcurrency`). */
   readonly maxConcurrency: number;
   readonly region: string;
 }
 
 /**
- * A stand-in for Lambda's SQS event source mapping with `ReportBatchItemFailures`: it receives
- * batches from the queue (with the queue's visibility timeout) as soon as messages are visible,
- * invokes the function with the SQS event Lambda builds, and deletes the messages the function
- * did not report, as Lambda documents it:
- * - a response with no `batchItemFailures`, or an empty or null one, is a complete success;
- * - a failure whose `itemIdentifier` is missing, empty or not a message of the batch, or a response
- *   of another shape, is a complete failure; so is an invocation that throws, times out or crashes;
- * - a failed message is left alone: it comes back when its visibility timeout ends (the deliverer
- *   sets that with ChangeMessageVisibility) and goes to the DLQ after `maxReceiveCount` receives.
- * Up to `maxConcurrency` batches run at once, so one slow batch holds up no other, and each in an
- * execution environment of its own, as on Lambda: one environment runs one invocation at a time,
- * so batches never share what the function keeps across invocations (its connections).
- * Environments are started as batches need them and kept for the next ones; one that timed out or
- * crashed is replaced. Resolves once the first has loaded, so a function that cannot load fails
- * at once.
+ * Lambda's SQS event source mapping with `ReportBatchItemFailures`, in this process: it receives
+ * batches as soon as messages are visible, invokes the function with the SQS event Lambda builds,
+ * and deletes the messages the function did not report (`failedMessageIds`); a failed message
+ * comes back when its visibility ends, as the deliverer set it. Up to `maxConcurrency` batches run
+ * at once, so that a slow one holds up no other, each in an instance of the function of its own,
+ * running one batch at a time, as each Lambda environment runs one invocation: batches never share
+ * an instance's connections (docs/decisions/0147-local-deliverer-environment-per-batch.md).
+ * Instances are made as batches need them and kept for the next ones.
  */
-export async function startEventSourceMapping(options: {
+export function startEventSourceMapping(options: {
   readonly queue: LocalQueue;
-  /** Starts one execution environment of the function. */
-  readonly startEnvironment: () => Promise<LocalFunction<SQSEvent>>;
+  readonly newInstance: () => FunctionInstance;
   readonly settings: EventSourceMappingSettings;
   readonly log: (line: string) => void;
-}): Promise<{ stop(): Promise<void> }> {
-  const { queue, settings, log } = options;
+}): { stop(): Promise<void> } {
+  const { queue, newInstance, settings, log } = options;
+  const arn = `arn:aws:sqs:${settings.region}:000000000000:${queue.name}`;
   const stopping = new AbortController();
   const running = new Set<Promise<void>>();
-  const environments = await environmentPool(options.startEnvironment);
+  const instances: FunctionInstance[] = [];
+  const free: FunctionInstance[] = [];
 
   const invoke = async (messages: readonly ReceivedMessage[]) => {
-    const event: SQSEvent = {
-      Records: messages.map((message) => sqsRecord(message, queue.arn, settings.region)),
-    };
-    const invocation = await environments.run(event);
+    const Records = messages.map((message) => sqsRecord(message, arn, settings.region));
+    let instance = free.pop();
+    if (instance === undefined) {
+      instance = newInstance();
+      instances.push(instance);
+    }
+    let failed: Set<string> | 'all';
+    let reason = 'an answer Lambda takes as a complete failure';
+    try {
+      failed = failedMessageIds(await instance.handler({ Records }), messages);
+    } catch (error) {
+      // A throw fails the whole batch, as on Lambda.
+      failed = 'all';
+      reason = String(error);
+    } finally {
+      free.push(instance);
+    }
     if (stopping.signal.aborted) return;
-    const failed = invocation.ok ? failedMessageIds(invocation.result, messages) : 'all';
     if (failed === 'all') {
-      log(
-        `webhook: the deliverer's invocation failed; its ${messages.length} message(s) come back`,
-      );
+      log(`webhook: the deliverer's invocation failed (${reason}); its messages come back`);
       return;
     }
-    await Promise.all(
-      messages
-        .filter(({ messageId }) => !failed.has(messageId))
-        .map(({ receiptHandle }) => queue.delete(receiptHandle)),
-    );
+    const done = messages.filter(({ messageId }) => !failed.has(messageId));
+    await Promise.all(done.map(({ receiptHandle }) => queue.delete(receiptHandle)));
   };
 
   const poll = async () => {
@@ -88,55 +96,14 @@ export async function startEventSourceMapping(options: {
 
   return {
     /**
-     * Stops receiving, then the function's environments: invocations in flight end as failed, and
-     * their messages come back at the next start.
+     * Stops receiving and closes the instances: batches in flight fail, nothing of theirs is
+     * deleted, and their messages come back at the next start.
      */
     async stop() {
       stopping.abort();
       await polling;
-      await environments.stop();
+      for (const instance of instances.splice(0)) instance.close();
       await Promise.allSettled(running);
-    },
-  };
-}
-
-/**
- * The function's execution environments, each running one invocation at a time: an invocation
- * takes a free one, or starts one when none is free. A start that fails rejects that invocation,
- * whose batch comes back, as after a failed init on Lambda.
- */
-async function environmentPool(start: () => Promise<LocalFunction<SQSEvent>>): Promise<{
-  run(event: SQSEvent): Promise<Invocation>;
-  stop(): Promise<void>;
-}> {
-  const started = new Set<LocalFunction<SQSEvent>>();
-  const free: LocalFunction<SQSEvent>[] = [];
-  let stopped = false;
-  const add = async () => {
-    const environment = await start();
-    started.add(environment);
-    // Started while the mapping stopped: stopped at once, as the others were.
-    if (stopped) await environment.stop();
-    return environment;
-  };
-  free.push(await add());
-
-  return {
-    async run(event) {
-      const environment = free.pop() ?? (await add());
-      // Its worker is ending or gone: it would never answer.
-      if (stopped) return { ok: false, failure: 'crashed' };
-      const invocation = await environment.run(event);
-      if (invocation.ok || invocation.failure === 'threw') free.push(environment);
-      else {
-        started.delete(environment);
-        await environment.stop();
-      }
-      return invocation;
-    },
-    async stop() {
-      stopped = true;
-      await Promise.all([...started].map((environment) => environment.stop()));
     },
   };
 }
@@ -154,7 +121,7 @@ function sqsRecord(message: ReceivedMessage, queueArn: string, region: string): 
       ApproximateFirstReceiveTimestamp: String(message.firstReceiveTimestamp),
     },
     messageAttributes: {},
-    md5OfBody: message.md5OfBody,
+    md5OfBody: createHash('md5').update(message.body).digest('hex'),
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,
     awsRegion: region,
@@ -163,7 +130,9 @@ function sqsRecord(message: ReceivedMessage, queueArn: string, region: string): 
 
 /**
  * The messages a partial batch response reports, or `all` when Lambda would take it as a complete
- * failure (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html).
+ * failure (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html): no
+ * `batchItemFailures`, or an empty or null one, is a complete success; a failure naming no message
+ * of the batch, or a response of another shape, a complete failure.
  */
 export function failedMessageIds(
   response: unknown,

@@ -1,18 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import type { SQSEvent } from 'aws-lambda';
 import type { LevelDatabase } from 'dynalite/db/index.js';
+import { makeHandler } from '../../functions/deliver-webhook/deliver-webhook.ts';
 import { batchSize, maxAttempts } from '../../functions/deliver-webhook/delivery-policy.ts';
-import { webhookEnvNames } from '../../functions/deliver-webhook/webhook-config.ts';
-import { functionSettings } from '../../infra/function-settings.ts';
+import { receiverSend } from '../../functions/deliver-webhook/receiver-send.ts';
+import { signingKeyOf } from '../../functions/deliver-webhook/signature.ts';
+import type { Logger } from '../../functions/log.ts';
 import { webhookSettings } from '../../infra/webhook-settings.ts';
 import { localAwsCredentials } from '../dynamodb.ts';
-import { startWorker } from '../function-host.ts';
-import { type AwsJsonEndpoint, startAwsJsonEndpoint } from './aws-json-endpoint.ts';
+import { openDeadLetters, redrive } from './dead-letters.ts';
 import { startEventSourceMapping } from './event-source-mapping.ts';
 import { LocalQueue } from './local-queue.ts';
 import { startPipe } from './pipe.ts';
-import { secretsManagerService } from './secrets-manager-service.ts';
-import { sqsService } from './sqs-service.ts';
 import { attachTableStream } from './table-stream.ts';
 
 /** What `npm start` delivers, and the test-only knobs that make the retry schedule quick. */
@@ -25,134 +22,90 @@ export interface LocalWebhookOptions {
   readonly timeScale?: number;
   /** Test-only: the queue's `maxReceiveCount`. @default the deliverer's `maxAttempts` */
   readonly maxReceiveCount?: number;
-  /** The deliverer's module; tests name a fixture here. @default functions/deliver-webhook/handler.ts */
-  readonly handlerUrl?: string;
 }
 
 export interface LocalWebhook {
-  readonly queueUrl: string;
-  readonly deadLetterQueueUrl: string;
-  /** The SQS stand-in's endpoint, for the AWS CLI's `--endpoint-url`. */
-  readonly sqsEndpoint: string;
-  /** The dead-letter queue's messages' bodies (stream records), oldest first. */
+  /** Where each dead letter is appended; `undefined` in memory, where the log has them. */
+  readonly deadLetterFile: string | undefined;
+  /** The dead letters' bodies (stream records) since the start, oldest first. */
   deadLetters(): string[];
   /** Stream records not yet moved, and messages not yet deleted: both 0 once all is delivered. */
   backlog(): Promise<{ readonly records: number; readonly messages: number }>;
   close(): Promise<void>;
 }
 
-const names = {
-  queue: 'plant-store-webhooks',
-  deadLetterQueue: 'plant-store-webhooks-dlq',
-  secret: 'plant-store-webhook-secret',
-  function: 'deliver-webhook',
-};
-
 /**
- * The AWS path of the new-plant webhook, on this machine (docs/local-development.md#webhooks-locally):
- * the table's stream -> a pipe that keeps INSERTs -> an SQS queue with its DLQ -> the event source
- * mapping -> the unmodified deliverer in a worker per batch running, which reads its secret from
- * Secrets Manager and holds back a failed event with ChangeMessageVisibility, each through a
- * loopback stand-in.
- * Everything is kept in the table's LevelDB, so it survives a restart as the table does.
+ * The new-plant webhook on this machine (docs/local-development.md#webhooks-locally): the table's
+ * stream -> a pipe that keeps what the stack's filter keeps -> a queue -> the event source mapping
+ * -> the deliverer's own `makeHandler`, one instance per batch running, each with the receiver
+ * transport the Lambda handler has. Only the deliverer's ports differ from AWS: it holds an event
+ * back on the local queue, and signs with the secret `npm start` was given
+ * (docs/decisions/0150-local-webhook-transport.md). The stream and the queue are kept in the
+ * table's LevelDB, so they survive a restart as the table does; dead letters are a file beside it.
  */
 export async function startLocalWebhook(options: {
   readonly level: LevelDatabase;
   readonly tableName: string;
+  readonly dataDir: string | undefined;
   readonly webhook: LocalWebhookOptions;
   readonly log: (line: string) => void;
 }): Promise<LocalWebhook> {
-  const { level, tableName, webhook, log } = options;
+  const { level, tableName, dataDir, webhook, log } = options;
   const { region } = localAwsCredentials;
-  // The deliverer's own, drawn for this run: the SQS and Secrets Manager stand-ins answer only
-  // requests it signed, not any local process that signs with the published local credentials.
-  const credentials = {
-    accessKeyId: `LOCALDELIVERER${randomBytes(6).toString('hex').toUpperCase()}`,
-    secretAccessKey: randomBytes(30).toString('base64url'),
+  const keys = [signingKeyOf(webhook.secret)];
+  const url = new URL(webhook.url);
+  const deadLetters = await openDeadLetters(dataDir, log);
+  const queue = await LocalQueue.open(level, {
+    name: 'plant-store-webhooks',
+    visibilityTimeoutSeconds: webhookSettings.queueVisibilityTimeoutSeconds,
+    maxReceiveCount: webhook.maxReceiveCount ?? maxAttempts,
+    deadLetter: (messages) => deadLetters.add(messages),
+    ...(webhook.timeScale !== undefined && { timeScale: webhook.timeScale }),
+  });
+  await redrive(dataDir, queue, log);
+  const stream = await attachTableStream(level, { tableName, region });
+
+  // Once stopping, an attempt that the stop cut short neither writes nor logs: its message is
+  // still held by its receive, so it comes back at the next start, its wait not lengthened.
+  let stopping = false;
+  const deliveryLog: Logger = (level, message, fields) => {
+    if (stopping) return;
+    log(JSON.stringify({ timestamp: new Date().toISOString(), level, message, ...fields }));
   };
-  const closers: (() => Promise<void>)[] = [];
-  const closeAll = async () => {
-    for (const close of closers.splice(0).reverse()) await close();
+  const mapping = startEventSourceMapping({
+    queue,
+    newInstance: () => {
+      const { send, agent } = receiverSend(url);
+      const handler = makeHandler({
+        send,
+        holdBack: async (receiptHandle, seconds) => {
+          if (!stopping) await queue.changeVisibility(receiptHandle, seconds);
+        },
+        signingKeys: async () => keys,
+        service: 'deliver-webhook',
+        log: deliveryLog,
+      });
+      return { handler, close: () => agent.destroy() };
+    },
+    settings: { batchSize, maxConcurrency: webhookSettings.mappingMaxConcurrency, region },
+    log,
+  });
+  const pipe = startPipe({ stream, target: queue, filter: webhookSettings.pipeFilter, log });
+
+  let closing: Promise<void> | undefined;
+  return {
+    deadLetterFile: deadLetters.file,
+    deadLetters: () => deadLetters.bodies(),
+    backlog: async () => {
+      const { visible, inFlight } = queue.counts();
+      return { records: (await stream.read(1_000)).length, messages: visible + inFlight };
+    },
+    close: () =>
+      (closing ??= (async () => {
+        await pipe.stop();
+        stopping = true;
+        await mapping.stop();
+        stream.detach();
+      })()),
   };
-  try {
-    const stream = await attachTableStream(level, { tableName, region });
-    closers.push(async () => stream.detach());
-
-    const queues: LocalQueue[] = [];
-    const sqs: AwsJsonEndpoint = await startAwsJsonEndpoint(sqsService(queues), {
-      region,
-      credentials,
-    });
-    closers.push(() => sqs.close());
-    const deadLetterQueue = await LocalQueue.open(
-      level,
-      { name: names.deadLetterQueue, region, visibilityTimeoutSeconds: 30 },
-      sqs.url,
-    );
-    const queue = await LocalQueue.open(
-      level,
-      {
-        name: names.queue,
-        region,
-        visibilityTimeoutSeconds: webhookSettings.queueVisibilityTimeoutSeconds,
-        redrive: { maxReceiveCount: webhook.maxReceiveCount ?? maxAttempts, deadLetterQueue },
-        ...(webhook.timeScale !== undefined && { timeScale: webhook.timeScale }),
-      },
-      sqs.url,
-    );
-    queues.push(queue, deadLetterQueue);
-
-    // Held as the stack's generated secret holds it: the base64 alone, `whsec_` being the
-    // subscriber's prefix for it.
-    const value = webhook.secret.replace(/^whsec_/, '');
-    const secrets = secretsManagerService([{ name: names.secret, value }], region);
-    const secretsManager = await startAwsJsonEndpoint(secrets, { region, credentials });
-    closers.push(() => secretsManager.close());
-
-    const mapping = await startEventSourceMapping({
-      queue,
-      startEnvironment: () =>
-        startWorker<SQSEvent>(
-          {
-            handlerUrl:
-              webhook.handlerUrl ??
-              new URL('../../functions/deliver-webhook/handler.ts', import.meta.url).href,
-            functionName: names.function,
-            memoryMb: functionSettings.memoryMb,
-            timeoutSeconds: webhookSettings.functionTimeoutSeconds,
-            credentials,
-            env: {
-              [webhookEnvNames.url]: webhook.url,
-              [webhookEnvNames.secretId]: secrets.arnOf(names.secret),
-              [webhookEnvNames.queueUrl]: queue.url,
-              [webhookEnvNames.sqsEndpoint]: sqs.url,
-              [webhookEnvNames.secretsManagerEndpoint]: secretsManager.url,
-            },
-          },
-          log,
-        ),
-      settings: { batchSize, maxConcurrency: webhookSettings.mappingMaxConcurrency, region },
-      log,
-    });
-    closers.push(() => mapping.stop());
-
-    const pipe = startPipe({ stream, target: queue, filter: webhookSettings.pipeFilter, log });
-    closers.push(() => pipe.stop());
-
-    let closing: Promise<void> | undefined;
-    return {
-      queueUrl: queue.url,
-      deadLetterQueueUrl: deadLetterQueue.url,
-      sqsEndpoint: sqs.url,
-      deadLetters: () => deadLetterQueue.bodies(),
-      backlog: async () => {
-        const { visible, inFlight } = queue.counts();
-        return { records: (await stream.read(1_000)).length, messages: visible + inFlight };
-      },
-      close: () => (closing ??= closeAll()),
-    };
-  } catch (error) {
-    await closeAll().catch(() => undefined);
-    throw error;
-  }
 }

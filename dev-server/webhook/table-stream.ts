@@ -4,7 +4,6 @@ import dynaliteDb, {
   type LevelOperation,
   type PrewriteHook,
 } from 'dynalite/db/index.js';
-import { localAccountId } from './aws-json-endpoint.ts';
 
 /** An item as DynamoDB JSON: attribute name -> `{ N: "1" }`, `{ S: "Fern" }`, ... */
 export type DynamoDbItem = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -102,7 +101,7 @@ export async function attachTableStream(
     label = new Date().toISOString().replace(/Z$/, '');
     await level.batch([{ type: 'put', key: labelKey, value: label }]);
   }
-  const arn = `arn:aws:dynamodb:${region}:${localAccountId}:table/${tableName}/stream/${label}`;
+  const arn = `arn:aws:dynamodb:${region}:000000000000:table/${tableName}/stream/${label}`;
 
   // Sequence numbers only grow: past every record kept, and past the clock, so that they keep
   // growing across restarts after the records were trimmed; 21 to 40 digits, as DynamoDB's.

@@ -1,7 +1,6 @@
-import type { SQSEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest';
 import { localAwsCredentials, startDynamoDb } from '../../../dev-server/dynamodb.ts';
-import { type LocalFunction, startWorker } from '../../../dev-server/function-host.ts';
 import {
   failedMessageIds,
   startEventSourceMapping,
@@ -9,10 +8,23 @@ import {
 import { LocalQueue } from '../../../dev-server/webhook/local-queue.ts';
 
 const { region } = localAwsCredentials;
-const handlerUrl = new URL(
-  '../../support/dev-server-handlers/sqs-batch-handler.ts',
-  import.meta.url,
-).href;
+
+/**
+ * A stand-in SQS-triggered function, told by each message's body what to do: `ok` succeeds, `fail`
+ * is reported in batchItemFailures, `throw` fails the whole invocation, `invalid` answers with a
+ * failure that names no message, `slow` takes a second.
+ */
+async function batchHandler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const bodies = event.Records.map(({ body }) => body);
+  if (bodies.includes('throw')) throw new Error('the function failed');
+  if (bodies.includes('invalid')) return { batchItemFailures: [{ itemIdentifier: '' }] };
+  if (bodies.includes('slow')) await new Promise((resolve) => setTimeout(resolve, 1_000));
+  return {
+    batchItemFailures: event.Records.filter(({ body }) => body === 'fail').map(({ messageId }) => ({
+      itemIdentifier: messageId,
+    })),
+  };
+}
 
 // Side by side: each test has a queue and a mapping of its own, and waits on visibility timeouts.
 describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping with ReportBatchItemFailures)', () => {
@@ -30,56 +42,48 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
   });
 
   /**
-   * A queue of its own mapped to the fixture function, each execution environment a worker, with
-   * what the mapping does with them seen from outside: the events handed in, the environments
-   * started and stopped, and the most invocations one environment ran at once.
+   * A queue of its own mapped to the fixture function, with what the mapping does with them seen
+   * from outside: the events handed in, the instances made and closed, and the most invocations
+   * one instance ran at once.
    */
-  async function mapped(
-    expect: ExpectStatic,
-    { visibilityTimeoutSeconds = 1, timeoutSeconds = 5 } = {},
-  ) {
+  async function mapped(expect: ExpectStatic, { visibilityTimeoutSeconds = 1 } = {}) {
     queues += 1;
-    const queue = await LocalQueue.open(
-      dynamodb.level,
-      { name: `mapped-${queues}`, region, visibilityTimeoutSeconds },
-      'http://sqs.local',
-    );
+    const queue = await LocalQueue.open(dynamodb.level, {
+      name: `mapped-${queues}`,
+      visibilityTimeoutSeconds,
+      maxReceiveCount: 10,
+      deadLetter: async () => {},
+    });
     const invocations: SQSEvent[] = [];
-    const environments = { started: 0, stopped: 0, mostAtOnce: 0 };
-    const startEnvironment = async (): Promise<LocalFunction<SQSEvent>> => {
-      const worker = await startWorker<SQSEvent>(
-        { handlerUrl, functionName: 'batch', memoryMb: 128, timeoutSeconds, env: {} },
-        () => {},
-      );
-      environments.started += 1;
+    const instances = { made: 0, closed: 0, mostAtOnce: 0 };
+    const newInstance = () => {
+      instances.made += 1;
       let atOnce = 0;
       return {
-        ...worker,
-        run: async (event) => {
+        handler: async (event: SQSEvent) => {
           invocations.push(event);
           atOnce += 1;
-          environments.mostAtOnce = Math.max(environments.mostAtOnce, atOnce);
+          instances.mostAtOnce = Math.max(instances.mostAtOnce, atOnce);
           try {
-            return await worker.run(event);
+            return await batchHandler(event);
           } finally {
             atOnce -= 1;
           }
         },
-        stop: () => {
-          environments.stopped += 1;
-          return worker.stop();
+        close: () => {
+          instances.closed += 1;
         },
       };
     };
-    const mapping = await startEventSourceMapping({
+    const mapping = startEventSourceMapping({
       queue,
-      startEnvironment,
+      newInstance,
       settings: { batchSize: 10, maxConcurrency: 5, region },
       log: () => {},
     });
     stops.push(() => mapping.stop());
     const counts = () => expect.poll(() => queue.counts(), { timeout: 5_000, interval: 5 });
-    return { queue, invocations, environments, counts };
+    return { queue, invocations, instances, counts, stop: () => mapping.stop() };
   }
 
   it('invokes the function with the SQS event Lambda builds, and deletes the message', async ({
@@ -104,7 +108,7 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
       messageAttributes: {},
       md5OfBody: '444bcb3a3fcf8389296c49467f27e1d6',
       eventSource: 'aws:sqs',
-      eventSourceARN: queue.arn,
+      eventSourceARN: `arn:aws:sqs:${region}:000000000000:${queue.name}`,
       awsRegion: region,
     });
   });
@@ -151,10 +155,10 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
     await counts().toEqual({ visible: 0, inFlight: 0 });
   });
 
-  it('runs each batch in an execution environment of its own, started when none is free and then kept, one invocation at a time', async ({
+  it('runs each batch in an instance of its own, made when none is free and then kept, one invocation at a time', async ({
     expect,
   }) => {
-    const { queue, environments, counts } = await mapped(expect, { visibilityTimeoutSeconds: 10 });
+    const { queue, instances, counts } = await mapped(expect, { visibilityTimeoutSeconds: 10 });
     for (const _ of [1, 2, 3]) {
       await queue.send(['slow']);
       await expect.poll(() => queue.counts().visible, { interval: 5 }).toBe(0);
@@ -164,24 +168,22 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
     await queue.send(['slow']);
     await counts().toEqual({ visible: 0, inFlight: 0 });
 
-    expect(environments).toEqual({ started: 3, stopped: 0, mostAtOnce: 1 });
+    expect(instances).toEqual({ made: 3, closed: 0, mostAtOnce: 1 });
   });
 
-  it('replaces an environment whose invocation timed out, which may still be running it', async ({
+  it('closes every instance when stopped, and deletes nothing of a batch still running', async ({
     expect,
   }) => {
-    const { queue, invocations, environments } = await mapped(expect, {
+    const { queue, instances, counts, stop } = await mapped(expect, {
       visibilityTimeoutSeconds: 10,
-      timeoutSeconds: 0.5,
     });
     await queue.send(['slow']);
-    await expect.poll(() => environments.stopped, { interval: 5 }).toBe(1);
+    await counts().toEqual({ visible: 0, inFlight: 1 });
 
-    await queue.send(['ok']);
+    await stop();
 
-    await expect.poll(() => queue.bodies(), { interval: 5 }).toEqual(['slow']);
-    expect(invocations).toHaveLength(2);
-    expect(environments).toEqual({ started: 2, stopped: 1, mostAtOnce: 1 });
+    expect(instances).toEqual({ made: 1, closed: 1, mostAtOnce: 1 });
+    expect(queue.bodies()).toEqual(['slow']);
   });
 });
 

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { secretsManagerService } from '../../../dev-server/webhook/secrets-manager-service.ts';
 import {
   makeHandler,
   type WebhookRequest,
@@ -15,10 +14,11 @@ import {
   signingKeyTtlMs,
 } from '../../../functions/deliver-webhook/signing-keys.ts';
 import { insertRecord, sqsEvent, sqsRecord } from '../../support/webhook-events.ts';
+import { secretsManagerService } from '../../support/webhook-secrets-manager.ts';
 
 /**
- * A rotation as an operator runs it: `put-secret-value` on the local Secrets Manager stand-in,
- * which labels versions as AWS does, while a warm deliverer keeps signing. The keys' clock (and
+ * A rotation as an operator runs it: `put-secret-value` on a Secrets Manager fake, which labels
+ * versions as AWS does, while a warm deliverer keeps signing. The keys' clock (and
  * the versions' creation dates) are a test clock; the attempts' timestamps are real, so that
  * `standardwebhooks` verifies them as a subscriber would.
  */
