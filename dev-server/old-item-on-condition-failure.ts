@@ -2,24 +2,21 @@ import { createRequire } from 'node:module';
 import dynaliteDb from 'dynalite/db/index.js';
 
 const require = createRequire(import.meta.url);
+let patched = false;
 
 /**
- * What dynalite leaves out: DynamoDB answers a write whose condition failed with the item as it
- * was, when the write asks for it with `ReturnValuesOnConditionCheckFailure: ALL_OLD`; dynalite
- * answers without it. dynalite's actions check a write's condition through its store module's
- * `checkConditional(request, existingItem)`, against the very item the write would replace; this
- * gives the error it returns that item as `Item`, as DynamoDB documents it. Once per process: the
- * module is shared by every dynalite it starts. dynalite drops a parameter its validation does
- * not name, so the writes' validations are given this one, as DynamoDB's API defines it.
+ * Where dynalite differs from DynamoDB: DynamoDB answers a write whose condition failed with the
+ * item as it was, as `Item`, when the write asks for `ReturnValuesOnConditionCheckFailure: ALL_OLD`;
+ * dynalite leaves it out. dynalite checks a write's condition with its store module's
+ * `checkConditional(request, existingItem)`, under the item's lock, against the item the write
+ * would replace: its error is given that item. dynalite drops a parameter its validation does not
+ * name, so the writes' validations name this one. Once per process: its dynalites share the module.
  */
 export function returnOldItemOnConditionFailure(): void {
   if (patched) return;
   patched = true;
   for (const action of ['putItem', 'updateItem', 'deleteItem']) {
-    const validation: { types: Record<string, unknown> } = require(
-      `dynalite/validations/${action}.js`,
-    );
-    validation.types.ReturnValuesOnConditionCheckFailure = {
+    require(`dynalite/validations/${action}.js`).types.ReturnValuesOnConditionCheckFailure = {
       type: 'String',
       enum: ['ALL_OLD', 'NONE'],
     };
@@ -27,16 +24,9 @@ export function returnOldItemOnConditionFailure(): void {
   const check = dynaliteDb.checkConditional;
   dynaliteDb.checkConditional = (request, existingItem) => {
     const error = check(request, existingItem);
-    if (
-      error?.body !== undefined &&
-      request.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' &&
-      existingItem !== undefined &&
-      Object.keys(existingItem).length > 0
-    ) {
-      error.body = { ...error.body, Item: existingItem };
+    if (error?.body && existingItem && request.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
+      error.body.Item = existingItem;
     }
     return error;
   };
 }
-
-let patched = false;

@@ -26,8 +26,8 @@ type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
 
 /**
  * Plants in one DynamoDB table keyed by `id` (Number). A create is one conditional PutItem, so
- * two racing creates of one id cannot both win; the loser compares what is stored to tell an
- * idempotent replay from a conflict. A list page is one consistent Scan; a delete is one
+ * two racing creates of one id cannot both win; the loser compares the item its failed condition
+ * returns (ALL_OLD) to tell an idempotent replay from a conflict. A list page is one consistent Scan; a delete is one
  * DeleteItem, atomic per item, so a create racing it either lands whole before it (and is
  * removed whole) or after it (and stays whole). A read is one consistent GetItem. A replace is
  * one PutItem conditioned on the plant existing and, when asked, on its revision, so of writers
@@ -36,14 +36,6 @@ type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
  */
 export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: string): PlantStore {
   const cursors = listCursors(tableName);
-  const readStored = async (id: string): Promise<AttributeMap | undefined> => {
-    const { Item } = await client('GetItem', {
-      TableName: tableName,
-      Key: { id: { N: id } },
-      ConsistentRead: true,
-    });
-    return Item as AttributeMap | undefined;
-  };
 
   return {
     async create(plant) {
@@ -57,14 +49,9 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
         return { plant: plantOf(plant), outcome: 'created' };
       } catch (error) {
         if (!isConditionFailure(error)) throw translate(error);
-        // DynamoDB returns the old item; dynalite does not, so read it back consistently.
-        const stored =
-          (error.payload.Item as AttributeMap | undefined) ??
-          (await readStored(plant.id).catch((readError: unknown) => {
-            throw translate(readError);
-          }));
-        // The condition failed yet nothing is stored: an answer we cannot trust, and a retry can
-        // only write or replay, so the caller is told to retry rather than given a 500.
+        const stored = error.payload.Item as AttributeMap | undefined;
+        // The condition failed yet returned nothing stored: an answer we cannot trust, and a
+        // retry can only write or replay, so the caller is told to retry rather than given a 500.
         if (stored === undefined) throw new StoreUnavailableError(error);
         const storedPlant = fromItem(stored);
         if (!isReplay(storedPlant, plant)) throw new PlantConflictError(plant.id);
@@ -152,10 +139,14 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
     },
 
     async get(id) {
-      const stored = await readStored(id).catch((error: unknown) => {
+      const { Item } = await client('GetItem', {
+        TableName: tableName,
+        Key: { id: { N: id } },
+        ConsistentRead: true,
+      }).catch((error: unknown) => {
         throw translate(error);
       });
-      return stored === undefined ? undefined : revisedPlantOf(stored);
+      return Item === undefined ? undefined : revisedPlantOf(Item as AttributeMap);
     },
 
     /**

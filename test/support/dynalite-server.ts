@@ -26,7 +26,9 @@ let servers = 0;
 
 /**
  * dynalite in memory on loopback, started and given its table exactly as `npm start` does
- * (`dev-server/dynamodb.ts`): a real DynamoDB wire protocol, no mocks. The AWS SDK reads back
+ * (`dev-server/dynamodb.ts`): a real DynamoDB wire protocol, no mocks, and a failed condition
+ * answered with its old item as DynamoDB does (ALL_OLD), so that no store test runs against an
+ * answer DynamoDB never gives. The AWS SDK reads back
  * what the handler's own client wrote, so a store check does not trust the code under test.
  */
 export async function startDynalite(): Promise<DynaliteServer> {

@@ -1,6 +1,4 @@
-import http from 'node:http';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
-import { crc32 } from 'node:zlib';
 
 /**
  * What the proxy does to one DynamoDB request:
@@ -30,20 +28,6 @@ export type FaultRule = {
   readonly times?: number;
 };
 
-/**
- * How the proxy passes on a failed condition of a PutItem that asked for
- * `ReturnValuesOnConditionCheckFailure: ALL_OLD`:
- * - `dynalite`: as dynalite itself answers it, without the stored item (taken out of the answer);
- * - `dynamodb`: as DynamoDB documents it, with the stored item as `Item` in the error body, which
- *   the local DynamoDB gives (dev-server/old-item-on-condition-failure.ts).
- */
-export type ConditionFailureAnswer = 'dynalite' | 'dynamodb';
-
-export type FaultProxyOptions = {
-  /** @default 'dynalite' */
-  readonly conditionFailure?: ConditionFailureAnswer;
-};
-
 export type ProxiedRequest = { readonly operation: string; readonly fault: Fault['kind'] };
 
 export type FaultProxy = {
@@ -71,15 +55,10 @@ const headTimeoutMs = 5_000;
  * answers, and writes forwarded whose answer is dropped. It reads each request's head to learn
  * the operation and asks the target to close after answering (`connection: close`), so that
  * every request gets its own connection and its own fault. Every socket and timer it makes is
- * ended by `close`. With `conditionFailure: 'dynalite'` it answers a failed condition without the
- * stored item, as dynalite itself does (see `forwardWithoutOldItem`).
+ * ended by `close`.
  */
-export async function startFaultProxy(
-  target: string,
-  options: FaultProxyOptions = {},
-): Promise<FaultProxy> {
+export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
-  const withoutOldItems = (options.conditionFailure ?? 'dynalite') === 'dynalite';
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const seen: ProxiedRequest[] = [];
@@ -141,47 +120,12 @@ export async function startFaultProxy(
     client.end(Buffer.concat([Buffer.from(head, 'latin1'), bytes]));
   };
 
-  /**
-   * The local DynamoDB answers a failed condition with the stored item as `Item` when the request
-   * asked for ALL_OLD, as DynamoDB does; dynalite itself leaves it out, and so does this, taking
-   * it out of the error body, with `content-length` and `x-amz-crc32` to match.
-   */
-  const forwardWithoutOldItem = async (client: Socket, head: Buffer) => {
-    try {
-      const request = await readRequest(client, head);
-      const reply = await send(upstream, request);
-      let body = reply.body;
-      if (reply.status === 400) {
-        const { Item: _old, ...error } = JSON.parse(body.toString('utf8')) as {
-          __type?: string;
-          Item?: unknown;
-        };
-        if (error.__type?.endsWith('#ConditionalCheckFailedException')) {
-          body = Buffer.from(JSON.stringify(error), 'utf8');
-        }
-      }
-      if (client.destroyed || closed) return;
-      const headers = Object.entries(reply.headers).filter(
-        ([name]) => !answerFramingHeaders.has(name),
-      );
-      answer(
-        client,
-        `${reply.status} ${reply.statusText}`,
-        { ...Object.fromEntries(headers), 'x-amz-crc32': String(crc32(body)) },
-        body,
-      );
-    } catch {
-      client.destroy();
-    }
-  };
-
   const handle = (client: Socket, head: Buffer) => {
     const operation = /^x-amz-target:\s*DynamoDB_\d+\.(\w+)/im.exec(head.toString('latin1'))?.[1];
     const applied = choose(operation ?? 'unknown');
     seen.push({ operation: operation ?? 'unknown', fault: applied.kind });
     switch (applied.kind) {
       case 'pass':
-        if (withoutOldItems && operation === 'PutItem') return forwardWithoutOldItem(client, head);
         return forward(client, closeAfterAnswer(head), true);
       case 'reset':
         return client.resetAndDestroy();
@@ -275,92 +219,6 @@ export async function startFaultProxy(
       await closing;
     },
   };
-}
-
-/** The headers that frame an answer; `answer` writes its own when the proxy changes the body. */
-const answerFramingHeaders = new Set([
-  'content-length',
-  'x-amz-crc32',
-  'connection',
-  'transfer-encoding',
-  'keep-alive',
-]);
-
-type RawRequest = {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body: Buffer;
-};
-
-/** The whole request whose head has been read: its method, path, headers and `content-length` body. */
-function readRequest(client: Socket, head: Buffer): Promise<RawRequest> {
-  const text = head.toString('latin1');
-  const end = text.indexOf('\r\n\r\n');
-  const [requestLine = '', ...headerLines] = text.slice(0, end).split('\r\n');
-  const [method = 'POST', path = '/'] = requestLine.split(' ');
-  const headers: Record<string, string> = {};
-  for (const line of headerLines) {
-    const colon = line.indexOf(':');
-    const name = line.slice(0, colon).trim().toLowerCase();
-    if (name !== 'connection') headers[name] = line.slice(colon + 1).trim();
-  }
-  const length = Number(headers['content-length'] ?? 0);
-  let body = head.subarray(end + 4);
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      client.off('data', onData);
-      client.pause();
-      resolve({ method, path, headers, body: body.subarray(0, length) });
-    };
-    const onData = (chunk: Buffer) => {
-      body = Buffer.concat([body, chunk]);
-      if (body.length >= length) done();
-    };
-    if (body.length >= length) return done();
-    client.on('data', onData);
-    client.once('close', () => reject(new Error('the client left before its request was read')));
-    client.resume();
-  });
-}
-
-type RawAnswer = {
-  readonly status: number;
-  readonly statusText: string;
-  readonly headers: Record<string, string>;
-  readonly body: Buffer;
-};
-
-function send(upstream: URL, request: RawRequest): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const outgoing = http.request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: request.method,
-        path: request.path,
-        headers: request.headers,
-        agent: false,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 502,
-            statusText: response.statusMessage ?? '',
-            headers: Object.fromEntries(
-              Object.entries(response.headers).map(([name, value]) => [name, String(value)]),
-            ),
-            body: Buffer.concat(chunks),
-          }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(request.body);
-  });
 }
 
 /** Ask the target to close after its answer, so the client's next request opens a new connection. */

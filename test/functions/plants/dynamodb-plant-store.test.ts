@@ -1,10 +1,4 @@
-import {
-  ConditionalCheckFailedException,
-  DynamoDBClient,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { localAwsCredentials } from '../../../dev-server/dynamodb.ts';
 import {
   createDynamoDbClient,
   type DynamoDbClient,
@@ -30,12 +24,7 @@ import {
 } from '../../../functions/plants/plant-revision.ts';
 import type { PlantPage, PlantStore, StoredPlant } from '../../../functions/plants/plant-store.ts';
 import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
-import {
-  type ConditionFailureAnswer,
-  type Fault,
-  type FaultProxy,
-  startFaultProxy,
-} from '../../support/fault-proxy.ts';
+import { type Fault, type FaultProxy, startFaultProxy } from '../../support/fault-proxy.ts';
 
 type StoreUnderTest = {
   readonly dynalite: DynaliteServer;
@@ -60,12 +49,10 @@ type StoreOptions = {
   readonly wrapClient?: (client: DynamoDbClient) => DynamoDbClient;
 };
 
-async function startStore(
-  conditionFailure: ConditionFailureAnswer,
-  options: StoreOptions = {},
-): Promise<StoreUnderTest> {
+/** The store on a local DynamoDB that answers a failed condition as DynamoDB does (ALL_OLD). */
+async function startStore(options: StoreOptions = {}): Promise<StoreUnderTest> {
   const dynalite = await startDynalite();
-  const proxy = await startFaultProxy(dynalite.endpoint, { conditionFailure });
+  const proxy = await startFaultProxy(dynalite.endpoint);
   const sent: StoreUnderTest['sent'] = [];
   const client = createDynamoDbClient({
     endpoint: new URL(proxy.endpoint),
@@ -110,153 +97,90 @@ const conditionFailed = {
   type: 'ConditionalCheckFailedException',
 } as const;
 
-describe('the test proxy answering as DynamoDB (conditionFailure: dynamodb)', () => {
-  let dynalite: DynaliteServer;
-  let proxy: FaultProxy;
-  let sdk: DynamoDBClient;
+describe('DynamoDbPlantStore.create', () => {
+  let subject: StoreUnderTest;
   beforeAll(async () => {
-    dynalite = await startDynalite();
-    proxy = await startFaultProxy(dynalite.endpoint, { conditionFailure: 'dynamodb' });
-    const { region, accessKeyId, secretAccessKey } = localAwsCredentials;
-    sdk = new DynamoDBClient({
-      region,
-      endpoint: proxy.endpoint,
-      credentials: { accessKeyId, secretAccessKey },
-      maxAttempts: 1,
-    });
+    subject = await startStore();
   });
-  afterAll(async () => {
-    sdk.destroy();
-    await proxy.close();
-    await dynalite.close();
-  });
+  afterAll(() => subject.close());
 
-  const put = (id: string, name: string, returnOld: boolean) =>
-    sdk.send(
-      new PutItemCommand({
-        TableName: dynalite.tableName,
-        Item: { id: { N: id }, name: { S: name } },
-        ConditionExpression: 'attribute_not_exists(id)',
-        ...(returnOld ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
-      }),
-    );
+  const create = (plant: NewPlant) => subject.store.create(plant);
+  const stored = (id: string) => subject.dynalite.getItem(subject.dynalite.tableName, id);
 
-  // The AWS SDK, not the code under test, reads the answer: it is the wire shape DynamoDB sends.
-  it('returns the stored item as Item of a ConditionalCheckFailedException when asked for ALL_OLD', async () => {
+  it('creates a new plant with one PutItem', async () => {
     const id = freshId();
-    await put(id, 'Stored', true);
 
-    const failure = await put(id, 'Other', true).catch((error: unknown) => error);
+    const calls = await subject.callsDuring(async () => {
+      expect(await create({ id, name: 'Fern', tag: 'indoor' })).toStrictEqual({
+        plant: { name: 'Fern', tag: 'indoor' },
+        outcome: 'created',
+      });
+    });
 
-    expect(failure).toBeInstanceOf(ConditionalCheckFailedException);
-    expect((failure as ConditionalCheckFailedException).Item).toStrictEqual({
+    expect(calls).toStrictEqual(['PutItem']);
+    expect(await stored(id)).toStrictEqual({
       id: { N: id },
-      name: { S: 'Stored' },
+      name: { S: 'Fern' },
+      tag: { S: 'indoor' },
     });
   });
 
-  it('returns no Item when the request did not ask for ALL_OLD, as DynamoDB does', async () => {
+  it.each([
+    ['with a tag', { name: 'Fern', tag: 'indoor' }],
+    ['without a tag', { name: 'Fern' }],
+  ])('recognises a replay %s, in one call', async (_case, plant) => {
     const id = freshId();
-    await put(id, 'Stored', false);
+    await create({ id, ...plant });
+    let result: unknown;
 
-    const failure = await put(id, 'Other', false).catch((error: unknown) => error);
+    const calls = await subject.callsDuring(async () => {
+      result = await create({ id, ...plant });
+    });
 
-    expect(failure).toBeInstanceOf(ConditionalCheckFailedException);
-    expect((failure as ConditionalCheckFailedException).Item).toBeUndefined();
+    expect(result).toStrictEqual({ plant, outcome: 'replayed' });
+    expect(calls).toStrictEqual(['PutItem']);
   });
-});
 
-describe.each<[ConditionFailureAnswer, string[]]>([
-  ['dynamodb', ['PutItem']],
-  ['dynalite', ['PutItem', 'GetItem']],
-])(
-  'DynamoDbPlantStore when a failed condition is answered as %s does',
-  (conditionFailure, callsForExistingId) => {
-    let subject: StoreUnderTest;
-    beforeAll(async () => {
-      subject = await startStore(conditionFailure);
-    });
-    afterAll(() => subject.close());
-
-    const create = (plant: NewPlant) => subject.store.create(plant);
-    const stored = (id: string) => subject.dynalite.getItem(subject.dynalite.tableName, id);
-
-    it('creates a new plant with one PutItem', async () => {
+  it.each<[string, Plant, Plant]>([
+    ['another name', { name: 'Fern' }, { name: 'Moss' }],
+    ['another tag', { name: 'Fern', tag: 'indoor' }, { name: 'Fern', tag: 'outdoor' }],
+    ['a stored tag left out', { name: 'Fern', tag: 'indoor' }, { name: 'Fern' }],
+    ['a tag added', { name: 'Fern' }, { name: 'Fern', tag: 'indoor' }],
+  ])(
+    'refuses %s as a conflict, in one call, and keeps the stored plant',
+    async (_case, first, second) => {
       const id = freshId();
-
-      const calls = await subject.callsDuring(async () => {
-        expect(await create({ id, name: 'Fern', tag: 'indoor' })).toStrictEqual({
-          plant: { name: 'Fern', tag: 'indoor' },
-          outcome: 'created',
-        });
-      });
-
-      expect(calls).toStrictEqual(['PutItem']);
-      expect(await stored(id)).toStrictEqual({
-        id: { N: id },
-        name: { S: 'Fern' },
-        tag: { S: 'indoor' },
-      });
-    });
-
-    it.each([
-      ['with a tag', { name: 'Fern', tag: 'indoor' }],
-      ['without a tag', { name: 'Fern' }],
-    ])(`recognises a replay %s, in ${callsForExistingId.length} call(s)`, async (_case, plant) => {
-      const id = freshId();
-      await create({ id, ...plant });
-      let result: unknown;
-
-      const calls = await subject.callsDuring(async () => {
-        result = await create({ id, ...plant });
-      });
-
-      expect(result).toStrictEqual({ plant, outcome: 'replayed' });
-      expect(calls).toStrictEqual(callsForExistingId);
-    });
-
-    it.each<[string, Plant, Plant]>([
-      ['another name', { name: 'Fern' }, { name: 'Moss' }],
-      ['another tag', { name: 'Fern', tag: 'indoor' }, { name: 'Fern', tag: 'outdoor' }],
-      ['a stored tag left out', { name: 'Fern', tag: 'indoor' }, { name: 'Fern' }],
-      ['a tag added', { name: 'Fern' }, { name: 'Fern', tag: 'indoor' }],
-    ])(
-      `refuses %s as a conflict, in ${callsForExistingId.length} call(s), and keeps the stored plant`,
-      async (_case, first, second) => {
-        const id = freshId();
-        await create({ id, ...first });
-        let failure: unknown;
-
-        const calls = await subject.callsDuring(async () => {
-          failure = await create({ id, ...second }).catch((error: unknown) => error);
-        });
-
-        expect(failure).toBeInstanceOf(PlantConflictError);
-        expect(calls).toStrictEqual(callsForExistingId);
-        expect(await stored(id)).toStrictEqual({
-          id: { N: id },
-          name: { S: first.name },
-          ...(first.tag === undefined ? {} : { tag: { S: first.tag } }),
-        });
-      },
-    );
-
-    it('reports the store unavailable, never a replay, when the condition failed but nothing is stored', async () => {
-      const id = freshId();
-      await subject.proxy.inject(conditionFailed, { operation: 'PutItem', times: 1 });
+      await create({ id, ...first });
       let failure: unknown;
 
       const calls = await subject.callsDuring(async () => {
-        failure = await create({ id, name: 'Phantom' }).catch((error: unknown) => error);
+        failure = await create({ id, ...second }).catch((error: unknown) => error);
       });
 
-      expect(failure).toBeInstanceOf(StoreUnavailableError);
-      // No Item in the failure: the store reads back before it answers.
-      expect(calls).toStrictEqual(['PutItem', 'GetItem']);
-      expect(await stored(id)).toBeUndefined();
+      expect(failure).toBeInstanceOf(PlantConflictError);
+      expect(calls).toStrictEqual(['PutItem']);
+      expect(await stored(id)).toStrictEqual({
+        id: { N: id },
+        name: { S: first.name },
+        ...(first.tag === undefined ? {} : { tag: { S: first.tag } }),
+      });
+    },
+  );
+
+  it('reports the store unavailable, never a replay, when the condition failed but nothing is stored', async () => {
+    const id = freshId();
+    await subject.proxy.inject(conditionFailed, { operation: 'PutItem', times: 1 });
+    let failure: unknown;
+
+    const calls = await subject.callsDuring(async () => {
+      failure = await create({ id, name: 'Phantom' }).catch((error: unknown) => error);
     });
-  },
-);
+
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    expect(calls).toStrictEqual(['PutItem']);
+    expect(await stored(id)).toBeUndefined();
+  });
+});
 
 const plantId = (id: string): PlantId => parsePlantId(id);
 const storedPlant = (id: string, plant: Plant): StoredPlant => ({ id: plantId(id), ...plant });
@@ -288,7 +212,7 @@ describe('DynamoDbPlantStore.list', () => {
   const held = new Map<string, StoredPlant>();
   let nextId = 7_000_000_000n;
   beforeAll(async () => {
-    [subject, foreign] = await Promise.all([startStore('dynalite'), startStore('dynalite')]);
+    [subject, foreign] = await Promise.all([startStore(), startStore()]);
   });
   afterAll(() => Promise.all([subject.close(), foreign.close()]));
 
@@ -516,7 +440,7 @@ describe('DynamoDbPlantStore.list when a Scan stops short of its limit, as Dynam
     // dynalite stops at 1 MB too, but its answer then exceeds the client's answer cap; plants of
     // this store are small enough never to reach it. The real answer is cut the way DynamoDB
     // cuts it: fewer items, and LastEvaluatedKey the key of the last one read.
-    subject = await startStore('dynalite', {
+    subject = await startStore({
       wrapClient: (client) => async (operation, input) => {
         const answer = await client(operation, input);
         const items = answer.Items as { id: unknown }[] | undefined;
@@ -545,7 +469,7 @@ describe('DynamoDbPlantStore.list when a Scan stops short of its limit, as Dynam
 describe('DynamoDbPlantStore.list over items the API would not write', () => {
   let subject: StoreUnderTest;
   beforeAll(async () => {
-    subject = await startStore('dynalite');
+    subject = await startStore();
   });
   afterAll(() => subject.close());
 
@@ -603,25 +527,85 @@ describe('DynamoDbPlantStore.list over items the API would not write', () => {
   });
 });
 
-describe.each<ConditionFailureAnswer>(['dynamodb', 'dynalite'])(
-  'DynamoDbPlantStore.delete when a failed condition is answered as %s does',
-  (conditionFailure) => {
-    let subject: StoreUnderTest;
-    beforeAll(async () => {
-      subject = await startStore(conditionFailure);
+describe('DynamoDbPlantStore.delete', () => {
+  let subject: StoreUnderTest;
+  beforeAll(async () => {
+    subject = await startStore();
+  });
+  afterAll(() => subject.close());
+
+  const stored = (id: string) => subject.dynalite.getItem(subject.dynalite.tableName, id);
+  const remove = (id: string) => subject.store.delete(plantId(id));
+
+  it('deletes a stored plant with one DeleteItem and says it did', async () => {
+    const id = freshId();
+    await subject.store.create({ id, name: 'Fern', tag: 'indoor' });
+    let result: unknown;
+
+    const calls = await subject.callsDuring(async () => {
+      result = await remove(id);
     });
-    afterAll(() => subject.close());
 
-    const stored = (id: string) => subject.dynalite.getItem(subject.dynalite.tableName, id);
-    const remove = (id: string) => subject.store.delete(plantId(id));
+    expect(result).toStrictEqual({ deleted: true });
+    expect(calls).toStrictEqual(['DeleteItem']);
+    expect(await stored(id)).toBeUndefined();
+  });
 
-    it('deletes a stored plant with one DeleteItem and says it did', async () => {
+  it('succeeds on an id never stored, and on one deleted before, saying nothing was deleted', async () => {
+    const id = freshId();
+
+    expect(await remove(id)).toStrictEqual({ deleted: false });
+    await subject.store.create({ id, name: 'Once' });
+    expect(await remove(id)).toStrictEqual({ deleted: true });
+    expect(await remove(id)).toStrictEqual({ deleted: false });
+    expect(await stored(id)).toBeUndefined();
+  });
+
+  it('deletes only the id it is given, at both ends of the int64 range', async () => {
+    const kept = ['9223372036854775806', '-9223372036854775807'];
+    for (const id of ['9223372036854775807', '-9223372036854775808', ...kept]) {
+      await subject.store.delete(plantId(id));
+      await subject.store.create({ id, name: `Edge ${id}` });
+    }
+
+    expect(await remove('9223372036854775807')).toStrictEqual({ deleted: true });
+    expect(await remove('-9223372036854775808')).toStrictEqual({ deleted: true });
+
+    expect(await stored('9223372036854775807')).toBeUndefined();
+    expect(await stored('-9223372036854775808')).toBeUndefined();
+    for (const id of kept) expect(await stored(id)).toMatchObject({ id: { N: id } });
+  });
+
+  it('lets exactly one of concurrent deletes of one id find the plant', async () => {
+    const id = freshId();
+    await subject.store.create({ id, name: 'Contested' });
+
+    const results = await Promise.all(Array.from({ length: 8 }, () => remove(id)));
+
+    expect(results.filter(({ deleted }) => deleted)).toHaveLength(1);
+    expect(await stored(id)).toBeUndefined();
+  });
+
+  describe('with a condition, as a replace takes it', () => {
+    const revisionOf = async (id: string) =>
+      asRevision((await subject.dynalite.getRevision(subject.dynalite.tableName, id)) ?? '0');
+    const other = asRevision('AAAAAAAAAAAAAAAAAAAAAA') as Revision;
+
+    it.each<[string, (current: Revision) => ReplaceCondition]>([
+      ['any revision', () => ({ kind: 'any' })],
+      ['its revision', (current) => ({ kind: 'one-of', revisions: [current] })],
+      [
+        'a list holding its revision',
+        (current) => ({ kind: 'one-of', revisions: [other, current] }),
+      ],
+    ])('deletes a stored plant meeting %s with one DeleteItem', async (_case, condition) => {
       const id = freshId();
-      await subject.store.create({ id, name: 'Fern', tag: 'indoor' });
+      await subject.store.create({ id, name: 'Fern' });
+      const current = (await revisionOf(id)) as Revision;
       let result: unknown;
 
       const calls = await subject.callsDuring(async () => {
-        result = await remove(id);
+        result = await subject.store.delete(plantId(id), condition(current));
       });
 
       expect(result).toStrictEqual({ deleted: true });
@@ -629,210 +613,139 @@ describe.each<ConditionFailureAnswer>(['dynamodb', 'dynalite'])(
       expect(await stored(id)).toBeUndefined();
     });
 
-    it('succeeds on an id never stored, and on one deleted before, saying nothing was deleted', async () => {
+    it('deletes a plant stored without a revision when the condition names unrevised', async () => {
       const id = freshId();
+      await subject.dynalite.putItem(subject.dynalite.tableName, {
+        id: { N: id },
+        name: { S: 'Old' },
+      });
 
-      expect(await remove(id)).toStrictEqual({ deleted: false });
-      await subject.store.create({ id, name: 'Once' });
-      expect(await remove(id)).toStrictEqual({ deleted: true });
-      expect(await remove(id)).toStrictEqual({ deleted: false });
+      const result = await subject.store.delete(plantId(id), {
+        kind: 'one-of',
+        revisions: [unrevised],
+      });
+
+      expect(result).toStrictEqual({ deleted: true });
       expect(await stored(id)).toBeUndefined();
     });
 
-    it('deletes only the id it is given, at both ends of the int64 range', async () => {
-      const kept = ['9223372036854775806', '-9223372036854775807'];
-      for (const id of ['9223372036854775807', '-9223372036854775808', ...kept]) {
-        await subject.store.delete(plantId(id));
-        await subject.store.create({ id, name: `Edge ${id}` });
-      }
-
-      expect(await remove('9223372036854775807')).toStrictEqual({ deleted: true });
-      expect(await remove('-9223372036854775808')).toStrictEqual({ deleted: true });
-
-      expect(await stored('9223372036854775807')).toBeUndefined();
-      expect(await stored('-9223372036854775808')).toBeUndefined();
-      for (const id of kept) expect(await stored(id)).toMatchObject({ id: { N: id } });
-    });
-
-    it('lets exactly one of concurrent deletes of one id find the plant', async () => {
-      const id = freshId();
-      await subject.store.create({ id, name: 'Contested' });
-
-      const results = await Promise.all(Array.from({ length: 8 }, () => remove(id)));
-
-      expect(results.filter(({ deleted }) => deleted)).toHaveLength(1);
-      expect(await stored(id)).toBeUndefined();
-    });
-
-    describe('with a condition, as a replace takes it', () => {
-      const revisionOf = async (id: string) =>
-        asRevision((await subject.dynalite.getRevision(subject.dynalite.tableName, id)) ?? '0');
-      const other = asRevision('AAAAAAAAAAAAAAAAAAAAAA') as Revision;
-
-      it.each<[string, (current: Revision) => ReplaceCondition]>([
-        ['any revision', () => ({ kind: 'any' })],
-        ['its revision', (current) => ({ kind: 'one-of', revisions: [current] })],
-        [
-          'a list holding its revision',
-          (current) => ({ kind: 'one-of', revisions: [other, current] }),
-        ],
-      ])('deletes a stored plant meeting %s with one DeleteItem', async (_case, condition) => {
+    it.each<[string, ReplaceCondition]>([
+      ['another revision', { kind: 'one-of', revisions: [other] }],
+      ['no revision at all', { kind: 'one-of', revisions: [] }],
+      ['unrevised, of a plant that has a revision', { kind: 'one-of', revisions: [unrevised] }],
+    ])(
+      'refuses a stored plant asked for %s, in one call, and keeps it',
+      async (_case, condition) => {
         const id = freshId();
         await subject.store.create({ id, name: 'Fern' });
-        const current = (await revisionOf(id)) as Revision;
-        let result: unknown;
+        let failure: unknown;
 
         const calls = await subject.callsDuring(async () => {
-          result = await subject.store.delete(plantId(id), condition(current));
+          failure = await subject.store.delete(plantId(id), condition).catch((error) => error);
         });
 
-        expect(result).toStrictEqual({ deleted: true });
+        // Told apart from an absent plant by the old item the failed condition returns.
+        expect(failure).toBeInstanceOf(PlantChangedError);
         expect(calls).toStrictEqual(['DeleteItem']);
-        expect(await stored(id)).toBeUndefined();
-      });
+        expect(await stored(id)).toStrictEqual({ id: { N: id }, name: { S: 'Fern' } });
+      },
+    );
 
-      it('deletes a plant stored without a revision when the condition names unrevised', async () => {
+    it.each<[string, ReplaceCondition]>([
+      ['any revision', { kind: 'any' }],
+      ['a revision', { kind: 'one-of', revisions: [other] }],
+    ])(
+      'refuses an id no plant has, asked for %s, as not found, and creates nothing',
+      async (_case, condition) => {
         const id = freshId();
-        await subject.dynalite.putItem(subject.dynalite.tableName, {
-          id: { N: id },
-          name: { S: 'Old' },
-        });
 
-        const result = await subject.store.delete(plantId(id), {
-          kind: 'one-of',
-          revisions: [unrevised],
-        });
+        const failure = await subject.store
+          .delete(plantId(id), condition)
+          .catch((error: unknown) => error);
 
-        expect(result).toStrictEqual({ deleted: true });
+        expect(failure).toBeInstanceOf(PlantNotFoundError);
         expect(await stored(id)).toBeUndefined();
-      });
+      },
+    );
 
-      it.each<[string, ReplaceCondition]>([
-        ['another revision', { kind: 'one-of', revisions: [other] }],
-        ['no revision at all', { kind: 'one-of', revisions: [] }],
-        ['unrevised, of a plant that has a revision', { kind: 'one-of', revisions: [unrevised] }],
-      ])(
-        'refuses a stored plant asked for %s, in one call, and keeps it',
-        async (_case, condition) => {
-          const id = freshId();
-          await subject.store.create({ id, name: 'Fern' });
-          let failure: unknown;
-
-          const calls = await subject.callsDuring(async () => {
-            failure = await subject.store.delete(plantId(id), condition).catch((error) => error);
-          });
-
-          // Told apart from an absent plant by the old item the failed condition returns.
-          expect(failure).toBeInstanceOf(PlantChangedError);
-          expect(calls).toStrictEqual(['DeleteItem']);
-          expect(await stored(id)).toStrictEqual({ id: { N: id }, name: { S: 'Fern' } });
-        },
-      );
-
-      it.each<[string, ReplaceCondition]>([
-        ['any revision', { kind: 'any' }],
-        ['a revision', { kind: 'one-of', revisions: [other] }],
-      ])(
-        'refuses an id no plant has, asked for %s, as not found, and creates nothing',
-        async (_case, condition) => {
-          const id = freshId();
-
-          const failure = await subject.store
-            .delete(plantId(id), condition)
-            .catch((error: unknown) => error);
-
-          expect(failure).toBeInstanceOf(PlantNotFoundError);
-          expect(await stored(id)).toBeUndefined();
-        },
-      );
-
-      it('lets exactly one of concurrent deletes with the same revision delete the plant', async () => {
-        const id = freshId();
-        await subject.store.create({ id, name: 'Contested' });
-        const condition: ReplaceCondition = {
-          kind: 'one-of',
-          revisions: [(await revisionOf(id)) as Revision],
-        };
-
-        const results = await Promise.allSettled(
-          Array.from({ length: 8 }, () => subject.store.delete(plantId(id), condition)),
-        );
-
-        expect(results.filter(({ status }) => status === 'fulfilled')).toHaveLength(1);
-        for (const result of results) {
-          if (result.status === 'rejected')
-            expect(result.reason).toBeInstanceOf(PlantNotFoundError);
-        }
-        expect(await stored(id)).toBeUndefined();
-      });
-    });
-
-    it('lets the id be created again, with another name and tag, after a delete', async () => {
+    it('lets exactly one of concurrent deletes with the same revision delete the plant', async () => {
       const id = freshId();
-      await subject.store.create({ id, name: 'Fern', tag: 'indoor' });
-      await remove(id);
+      await subject.store.create({ id, name: 'Contested' });
+      const condition: ReplaceCondition = {
+        kind: 'one-of',
+        revisions: [(await revisionOf(id)) as Revision],
+      };
 
-      const result = await subject.store.create({ id, name: 'Moss' });
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, () => subject.store.delete(plantId(id), condition)),
+      );
 
-      expect(result).toStrictEqual({ plant: { name: 'Moss' }, outcome: 'created' });
-      expect(await stored(id)).toStrictEqual({ id: { N: id }, name: { S: 'Moss' } });
-    });
-
-    it('never leaves a created plant half-written when a delete races its create', async () => {
-      for (let round = 0; round < 20; round++) {
-        const id = freshId();
-        const plant = { name: `Racing ${round}`, tag: 'race' };
-
-        const [created, deleted] = await Promise.all([
-          subject.store.create({ id, ...plant }),
-          remove(id),
-        ]);
-
-        expect(created.outcome).toBe('created');
-        // The delete ran after the create (and took it whole) or before it (and found nothing).
-        expect(await stored(id)).toStrictEqual(
-          deleted.deleted
-            ? undefined
-            : { id: { N: id }, name: { S: plant.name }, tag: { S: 'race' } },
-        );
+      expect(results.filter(({ status }) => status === 'fulfilled')).toHaveLength(1);
+      for (const result of results) {
+        if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(PlantNotFoundError);
       }
+      expect(await stored(id)).toBeUndefined();
     });
+  });
 
-    it('answers a replay racing a delete as one order of the two would', async () => {
-      for (let round = 0; round < 20; round++) {
-        const id = freshId();
-        const plant = { name: `Replayed ${round}` };
-        await subject.store.create({ id, ...plant });
+  it('lets the id be created again, with another name and tag, after a delete', async () => {
+    const id = freshId();
+    await subject.store.create({ id, name: 'Fern', tag: 'indoor' });
+    await remove(id);
 
-        const [replay, deleted] = await Promise.all([
-          subject.store.create({ id, ...plant }).catch((error: unknown) => error),
-          remove(id),
-        ]);
+    const result = await subject.store.create({ id, name: 'Moss' });
 
-        expect(deleted).toStrictEqual({ deleted: true });
-        const item = await stored(id);
-        if (replay instanceof StoreUnavailableError) {
-          // Its condition failed, then the delete came before the old item was read back (by
-          // the store, or by the proxy, which reads it after dynalite answers where DynamoDB
-          // returns it atomically): it wrote nothing and asks for a retry.
-          expect(item).toBeUndefined();
-        } else {
-          const { outcome } = replay as { outcome: string };
-          // Created again after the delete, or replayed before it.
-          expect(item).toStrictEqual(
-            outcome === 'created' ? { id: { N: id }, name: { S: plant.name } } : undefined,
-          );
-          expect(['created', 'replayed']).toContain(outcome);
-        }
-      }
-    });
-  },
-);
+    expect(result).toStrictEqual({ plant: { name: 'Moss' }, outcome: 'created' });
+    expect(await stored(id)).toStrictEqual({ id: { N: id }, name: { S: 'Moss' } });
+  });
+
+  it('never leaves a created plant half-written when a delete races its create', async () => {
+    for (let round = 0; round < 20; round++) {
+      const id = freshId();
+      const plant = { name: `Racing ${round}`, tag: 'race' };
+
+      const [created, deleted] = await Promise.all([
+        subject.store.create({ id, ...plant }),
+        remove(id),
+      ]);
+
+      expect(created.outcome).toBe('created');
+      // The delete ran after the create (and took it whole) or before it (and found nothing).
+      expect(await stored(id)).toStrictEqual(
+        deleted.deleted
+          ? undefined
+          : { id: { N: id }, name: { S: plant.name }, tag: { S: 'race' } },
+      );
+    }
+  });
+
+  it('answers a replay racing a delete as one order of the two would', async () => {
+    for (let round = 0; round < 20; round++) {
+      const id = freshId();
+      const plant = { name: `Replayed ${round}` };
+      await subject.store.create({ id, ...plant });
+
+      const [replay, deleted] = await Promise.all([
+        subject.store.create({ id, ...plant }).catch((error: unknown) => error),
+        remove(id),
+      ]);
+
+      expect(deleted).toStrictEqual({ deleted: true });
+      // Created again after the delete, or replayed before it: the failed condition returns
+      // the item it was checked against, so a replay never finds a plant already deleted.
+      const { outcome } = replay as { outcome: string };
+      expect(['created', 'replayed']).toContain(outcome);
+      expect(await stored(id)).toStrictEqual(
+        outcome === 'created' ? { id: { N: id }, name: { S: plant.name } } : undefined,
+      );
+    }
+  });
+});
 
 describe('DynamoDbPlantStore.list and .delete when DynamoDB is unavailable', () => {
   let subject: StoreUnderTest;
   beforeAll(async () => {
-    subject = await startStore('dynalite', { client: { attemptTimeoutMs: 150, maxAttempts: 3 } });
+    subject = await startStore({ client: { attemptTimeoutMs: 150, maxAttempts: 3 } });
   });
   afterAll(() => subject.close());
   beforeEach(() => subject.proxy.restore());
