@@ -1,23 +1,29 @@
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type Operation, type OperationName, operations } from '../functions/operations.ts';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { toEventV2 } from '../dev-server/http-gateway.ts';
+import { requestPath, type SampleRequest } from '../functions/operation.ts';
+import {
+  type Operation,
+  type OperationName,
+  operations,
+  routeKey,
+} from '../functions/operations.ts';
 import { operationConstructId } from '../infra/constructs/operation-function.ts';
+import type { BuiltBundle } from './bundles.ts';
+import { median, percentile, round } from './stats.ts';
 import {
   findLambdaFunction,
   type LambdaFunctionSpec,
   synthesizeApp,
-} from '../test/support/cloud-assembly.ts';
-import type { Deployment } from '../test/support/cloudformation.ts';
-import { fakeOperationEvent } from '../test/support/fake-event.ts';
-import { type HttpsEndpoint, startHttpsEndpoint } from '../test/support/https-endpoint.ts';
-import { deployedEnvironment } from '../test/support/lambda-environment.ts';
-import { type InvokeResult, startLambdaProcess } from '../test/support/lambda-process.ts';
-import type { TestIssuer } from '../test/support/test-issuer.ts';
-import { createThrowawayCa, type ThrowawayCa } from '../test/support/throwaway-ca.ts';
-import type { BuiltBundle } from './bundles.ts';
-import { median, percentile, round } from './stats.ts';
+} from './support/cloud-assembly.ts';
+import type { Deployment } from './support/cloudformation.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from './support/https-endpoint.ts';
+import { deployedEnvironment } from './support/lambda-environment.ts';
+import { type InvokeResult, startLambdaProcess } from './support/lambda-process.ts';
+import { createThrowawayCa, type ThrowawayCa } from './support/throwaway-ca.ts';
 
 /**
  * The cold request a caller of a new Lambda environment waits for: a fresh process loads the asset
@@ -126,7 +132,8 @@ export type ColdRequestOptions = {
       readonly [name in OperationName]?: Readonly<Record<'limit' | 'bare', BuiltBundle>>;
     };
   };
-  readonly issuer: TestIssuer;
+  /** Serves its JWKS on loopback; mints a token with every scope, claiming the issuer it is given. */
+  readonly issuer: { readonly url: string; mint(issuer: string): Promise<string> };
   /** dynalite, plain HTTP on loopback, and its table. */
   readonly store: { readonly endpoint: string; readonly tableName: string };
   readonly log: (message: string) => void;
@@ -140,7 +147,8 @@ export type ColdRequestOptions = {
 };
 
 const region = 'eu-west-1';
-const clientId = 'test-client';
+/** The functions' audience: the Cognito client id the tokens carry. */
+export const clientId = 'test-client';
 export const coldRequestVariants: readonly ColdRequestVariant[] = ['limit', 'bare', 'shipped'];
 export const coldRequestLabel = {
   floor: 'FLOOR',
@@ -207,7 +215,7 @@ async function measureEachRtt(
   for (const rttMs of options.rtts) {
     const endpoints: HttpsEndpoint[] = [];
     try {
-      const issuerEndpoint = await startHttpsEndpoint(new URL(options.issuer.issuer), ca, {
+      const issuerEndpoint = await startHttpsEndpoint(new URL(options.issuer.url), ca, {
         rttMs,
       });
       endpoints.push(issuerEndpoint);
@@ -225,11 +233,7 @@ async function measureEachRtt(
           'AWS::Cognito::UserPoolClient': { ref: clientId },
         },
       };
-      const token = await options.issuer.mint({
-        issuer: issuerUrl,
-        expiresIn: 3600,
-        claims: { scope: 'plants/read plants/write' },
-      });
+      const token = await options.issuer.mint(issuerUrl);
       const ports = {
         jwks: Number(issuerEndpoint.url.port),
         dynamodb: Number(storeEndpoint.url.port),
@@ -259,7 +263,7 @@ async function measureEachRtt(
           const id = String(nextId++);
           const declared = declarationOf(runner.operation);
           const request = declared.sample.request(id);
-          const result = await lambda.invoke(fakeOperationEvent(declared, request, { token }));
+          const result = await lambda.invoke(gatewayEvent(declared, request, token));
           const status = (result.result as APIGatewayProxyStructuredResultV2 | undefined)
             ?.statusCode;
           const expected = name === 'floor' ? 200 : declared.sample.status;
@@ -291,6 +295,41 @@ async function measureEachRtt(
     }
   }
   return figures;
+}
+
+/**
+ * The event API Gateway hands the operation's function for `request` with `token`, as the dev
+ * server's gateway builds it (dev-server/http-gateway.ts).
+ */
+export function gatewayEvent(
+  operation: Operation,
+  request: SampleRequest,
+  token: string,
+): APIGatewayProxyEventV2 {
+  const body = Buffer.from(request.body ?? '');
+  const headers = {
+    host: 'api.plants.example.com',
+    ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...(request.body === undefined ? {} : { 'content-length': String(body.length) }),
+    ...request.headers,
+    authorization: `Bearer ${token}`,
+  };
+  return toEventV2(
+    {
+      method: operation.method,
+      url: requestPath(operation, request),
+      httpVersion: '1.1',
+      rawHeaders: Object.entries(headers).flat(),
+    },
+    body,
+    {
+      requestId: randomUUID(),
+      routeKey: routeKey(operation),
+      pathParameters: request.pathParameters ?? {},
+      receivedAt: new Date(),
+      sourceIp: '127.0.0.1',
+    },
+  );
 }
 
 /** The operation as `functions/operations.ts` declares it: its sample is each cold request. */

@@ -1,6 +1,5 @@
 import { BatchWriteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { localAwsCredentials } from '../dev-server/dynamodb.ts';
-import { startDynalite } from '../test/support/dynalite-server.ts';
+import { localAwsCredentials, startDynamoDb } from '../dev-server/dynamodb.ts';
 
 /**
  * The store for the benchmark, in a process of its own so that its CPU never shows up in a
@@ -10,7 +9,8 @@ import { startDynalite } from '../test/support/dynalite-server.ts';
  */
 const seededPlants = 100;
 
-const server = await startDynalite();
+const tableName = 'plants';
+const server = await startDynamoDb({ tableName });
 const { region, ...credentials } = localAwsCredentials;
 const client = new DynamoDBClient({ region, endpoint: server.endpoint, credentials });
 // Ids far below those the benchmark creates (now in ms, times 1000), so none is taken.
@@ -20,12 +20,10 @@ for (let first = 1; first <= seededPlants; first += 25) {
       Item: { id: { N: String(first + k) }, name: { S: 'Seeded fern' }, tag: { S: 'bench' } },
     },
   }));
-  await client.send(new BatchWriteItemCommand({ RequestItems: { [server.tableName]: batch } }));
+  await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: batch } }));
 }
 client.destroy();
-process.stdout.write(
-  `${JSON.stringify({ endpoint: server.endpoint, tableName: server.tableName })}\n`,
-);
+process.stdout.write(`${JSON.stringify({ endpoint: server.endpoint, tableName })}\n`);
 
 const stop = () => {
   server.close().finally(() => process.exit(0));

@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { version as esbuildVersion } from 'esbuild';
-import { type OperationName, operations } from '../functions/operations.ts';
-import { startTestIssuer } from '../test/support/test-issuer.ts';
+import { DevIssuer, issuerPaths } from '../dev-server/dev-issuer.ts';
+import { loadOrCreateSigningKey } from '../dev-server/issuer-files.ts';
+import { type OperationName, operationNamed, operations } from '../functions/operations.ts';
 import {
   type BuiltBundle,
   buildBundles,
@@ -17,9 +20,11 @@ import {
 } from './bundles.ts';
 import { renderChart } from './chart.ts';
 import {
+  clientId,
   coldRequestLabel,
   coldRequestTable,
   coldRequestVariants,
+  gatewayEvent,
   measureColdRequests,
 } from './cold-request.ts';
 import { median, percentile, round } from './stats.ts';
@@ -160,7 +165,7 @@ async function coldSample(variant: ColdVariant, env: NodeJS.ProcessEnv): Promise
   const code = `const s=performance.now();await import(${JSON.stringify(url)});const e=performance.now();process.stdout.write(JSON.stringify({initMs:e,importMs:e-s}));`;
   const started = performance.now();
   // No endpoint override: the client resolves the AWS endpoint (HTTPS) as on Lambda, after init;
-  // init itself opens one TCP connection, to the issuer (the test issuer, on loopback).
+  // init itself opens one TCP connection, to the issuer (on loopback).
   const { AWS_ENDPOINT_URL_DYNAMODB: _local, ...coldEnv } = env;
   const result = await runChild(['--input-type=module', '-e', code], {
     ...coldEnv,
@@ -189,10 +194,31 @@ async function warmRun(
   return JSON.parse(await readFile(resultFile, 'utf8')) as WarmResult;
 }
 
+/**
+ * The token issuer: the dev server's (a key of its own, Cognito-shaped access tokens with every
+ * scope), its JWKS on loopback. A token claims the issuer it is minted for: the JWKS's own URL, or
+ * the HTTPS endpoint in front of it.
+ */
+async function startIssuer() {
+  const key = await loadOrCreateSigningKey(undefined);
+  const server = createServer((request, response) => {
+    if (request.url !== issuerPaths.jwks) response.statusCode = 404;
+    response.end(request.url === issuerPaths.jwks ? JSON.stringify({ keys: [key.publicJwk] }) : '');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = { id: clientId, secret: '' };
+  return {
+    url,
+    mint: (issuer: string) => new DevIssuer({ issuer, key, client }).mintAccessToken(),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 const scratch = await mkdtemp(path.join(os.tmpdir(), 'plant-bench-'));
-const issuer = await startTestIssuer();
+const issuer = await startIssuer();
 const store = await startStore();
 try {
   log(`building bundles with infra/bundling.ts (esbuild ${esbuildVersion}) ...`);
@@ -238,12 +264,12 @@ try {
     process.exit(0);
   }
 
-  const token = await issuer.mint({ expiresIn: 3600 });
+  const token = await issuer.mint(issuer.url);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     PLANTS_TABLE_NAME: store.tableName,
-    AUTH_ISSUER: issuer.issuer,
-    AUTH_AUDIENCE: 'test-client',
+    AUTH_ISSUER: issuer.url,
+    AUTH_AUDIENCE: clientId,
     AUTH_SCOPE: 'plants/write',
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'bench',
@@ -274,13 +300,15 @@ try {
 
   log(`warm: ${warmRequests} requests per bundle in ${warmRounds} interleaved rounds ...`);
   const perRound = Math.ceil(warmRequests / warmRounds);
+  const create = operationNamed('create-plant');
+  const event = gatewayEvent(create, create.sample.request('0'), token);
   const warmBundles = bundles.filter((bundle) => bundle.warm);
   const warm = new Map<string, WarmResult[]>(warmBundles.map((bundle) => [bundle.name, []]));
   let idBase = BigInt(Date.now()) * 1000n;
   for (let roundIndex = 0; roundIndex < warmRounds; roundIndex++) {
     for (let k = 0; k < warmBundles.length; k++) {
       const bundle = warmBundles[(roundIndex + k) % warmBundles.length] as BuiltBundle;
-      const job = { requests: perRound, warmup, token, idBase: String(idBase) };
+      const job = { requests: perRound, warmup, event, idBase: String(idBase) };
       idBase += BigInt(perRound + warmup + 1);
       warm.get(bundle.name)?.push(await warmRun(bundle, job, env, scratch));
     }

@@ -5,7 +5,6 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import fixture from '../test/support/payload-v2-event.json' with { type: 'json' };
 
 /**
  * One warm run, in a fresh process per bundle: import the bundle, invoke it sequentially the way a
@@ -16,7 +15,8 @@ export type WarmJob = {
   readonly bundleFile: string;
   readonly requests: number;
   readonly warmup: number;
-  readonly token: string;
+  /** POST /plants with its token, the body replaced in each request. */
+  readonly event: APIGatewayProxyEventV2;
   /** First id of this run; ids are unique across runs, so every write is a create. */
   readonly idBase: string;
   readonly resultFile: string;
@@ -37,17 +37,12 @@ type Handler = (
 const job = JSON.parse(process.argv[2] ?? '') as WarmJob;
 const { handler } = (await import(pathToFileURL(job.bundleFile).href)) as { handler: Handler };
 
-const base = fixture as APIGatewayProxyEventV2;
-const headers = { ...base.headers, authorization: `Bearer ${job.token}` };
+const base = job.event;
 let nextId = BigInt(job.idBase);
 
 function nextEvent(): APIGatewayProxyEventV2 {
   const body = `{"id":${nextId++},"name":"Fern","tag":"indoor"}`;
-  return {
-    ...base,
-    headers: { ...headers, 'content-length': String(body.length) },
-    body,
-  };
+  return { ...base, headers: { ...base.headers, 'content-length': String(body.length) }, body };
 }
 
 let invocations = 0;

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -5,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { generateWebhookSecret } from '../dev-server/webhook/webhook-secret.ts';
-import { npmStart } from '../test/support/node-script.ts';
+import { projectRoot } from '../infra/bundling/bundling.ts';
 import { median, percentile, round } from './stats.ts';
 
 export interface WebhookLatency {
@@ -45,14 +46,36 @@ export async function measureWebhookLatency(options: {
   receiver.listen(0, '127.0.0.1');
   await once(receiver, 'listening');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-webhook-'));
-  let started: Awaited<ReturnType<typeof npmStart>> | undefined;
-  try {
-    started = await npmStart({
+  const server = spawn(process.execPath, ['dev-server/main.ts'], {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
       PLANTS_DATA_DIR: dataDir,
       PLANTS_WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
       PLANTS_WEBHOOK_SECRET: generateWebhookSecret(),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(server, 'close');
+  try {
+    // The banner names the URL and a token for it once the server is up.
+    let banner = '';
+    await new Promise<void>((resolve, reject) => {
+      server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        banner += chunk;
+        if (banner.includes('Ctrl-C stops it')) resolve();
+      });
+      void exited.then(() => reject(new Error(`npm start exited:\n${banner}`)));
     });
-    const { create } = started;
+    const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+    const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1];
+    const create = (body: string) =>
+      fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+      });
     const delivered = (id: number) =>
       new Promise<number>((resolve) => {
         const check = () => {
@@ -89,8 +112,8 @@ export async function measureWebhookLatency(options: {
       createMs: figures(createMs),
     };
   } finally {
-    started?.server.child.kill('SIGTERM');
-    await started?.server.exited;
+    server.kill('SIGTERM');
+    await exited;
     receiver.close();
     await rm(dataDir, { recursive: true, force: true });
   }

@@ -13,6 +13,10 @@ import {
   hasReferences,
 } from '../../bench/bundles.ts';
 import { signedDynamoDbHeaders } from '../../bench/reference/limit-sigv4.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../../bench/support/https-endpoint.ts';
+import { lambdaEnvironment } from '../../bench/support/lambda-environment.ts';
+import { type LambdaProcess, startLambdaProcess } from '../../bench/support/lambda-process.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../../bench/support/throwaway-ca.ts';
 import { envNames } from '../../functions/config.ts';
 import { operationNamed, operations } from '../../functions/operations.ts';
 import { lambdaHandler } from '../../infra/bundling/bundling.ts';
@@ -23,12 +27,8 @@ import {
   fakeListEvent,
   fakeOperationEvent,
 } from '../support/fake-event.ts';
-import { type HttpsEndpoint, startHttpsEndpoint } from '../support/https-endpoint.ts';
-import { lambdaEnvironment } from '../support/lambda-environment.ts';
-import { type LambdaProcess, startLambdaProcess } from '../support/lambda-process.ts';
 import { nextQuery, walkPages } from '../support/list-pages.ts';
 import { startTestIssuer, type TestIssuer } from '../support/test-issuer.ts';
-import { createThrowawayCa, type ThrowawayCa } from '../support/throwaway-ca.ts';
 
 /**
  * The LIMIT references answer as a minimal correct implementation must: each bundle, built with

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CloudAssembly, synthesizeApp } from '../support/cloud-assembly.ts';
+import { type CloudAssembly, synthesizeApp } from '../../bench/support/cloud-assembly.ts';
 
 /**
  * The CDK app as `npx cdk synth -c key=value` runs it (infra/app.ts with the CLI's context),

@@ -1,10 +1,10 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { CfnTemplate } from '../../bench/support/cloud-assembly.ts';
+import { evaluateCfn } from '../../bench/support/cloudformation.ts';
 import { metricsNamespace } from '../../functions/http/request-metrics.ts';
 import { type Operation, operations } from '../../functions/operations.ts';
 import { serverFailureCounters } from '../../infra/operation-outcomes.ts';
-import type { CfnTemplate } from '../support/cloud-assembly.ts';
-import { evaluateCfn } from '../support/cloudformation.ts';
 import {
   onlyResource,
   operationResource,

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { evaluateCfn } from '../../bench/support/cloudformation.ts';
 import { operations } from '../../functions/operations.ts';
-import { evaluateCfn } from '../support/cloudformation.ts';
 import {
   onlyResource,
   operationResource,

@@ -1,8 +1,8 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { evaluateCfn } from '../../bench/support/cloudformation.ts';
 import { operations, routeKey } from '../../functions/operations.ts';
 import { accessLogFields } from '../../infra/constructs/plants-http-api.ts';
-import { evaluateCfn } from '../support/cloudformation.ts';
 import {
   onlyResource,
   operationResource,

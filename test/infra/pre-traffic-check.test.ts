@@ -1,12 +1,12 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { CfnTemplate } from '../../bench/support/cloud-assembly.ts';
+import { type Deployment, evaluateCfn } from '../../bench/support/cloudformation.ts';
 import { type Operation, operations } from '../../functions/operations.ts';
 import {
   preTrafficCheckBundlingOptions,
   preTrafficCheckEsbuildOptions,
 } from '../../infra/bundling/bundling.ts';
-import type { CfnTemplate } from '../support/cloud-assembly.ts';
-import { type Deployment, evaluateCfn } from '../support/cloudformation.ts';
 import {
   onlyResource,
   operationResource,

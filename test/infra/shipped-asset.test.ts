@@ -6,6 +6,22 @@ import path from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type BuildOptions, build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  type CfnTemplate,
+  type CloudAssembly,
+  findLambdaFunction,
+  type LambdaFunctionSpec,
+  synthesizeApp,
+} from '../../bench/support/cloud-assembly.ts';
+import { type Deployment, evaluateCfn } from '../../bench/support/cloudformation.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../../bench/support/https-endpoint.ts';
+import { deployedEnvironment } from '../../bench/support/lambda-environment.ts';
+import {
+  type InvokeResult,
+  type LambdaProcess,
+  startLambdaProcess,
+} from '../../bench/support/lambda-process.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../../bench/support/throwaway-ca.ts';
 import { type Operation, operations } from '../../functions/operations.ts';
 import {
   type CoreAnswer,
@@ -22,14 +38,6 @@ import {
   preTrafficCheckEsbuildOptions,
 } from '../../infra/bundling/bundling.ts';
 import { operationConstructId } from '../../infra/constructs/operation-function.ts';
-import {
-  type CfnTemplate,
-  type CloudAssembly,
-  findLambdaFunction,
-  type LambdaFunctionSpec,
-  synthesizeApp,
-} from '../support/cloud-assembly.ts';
-import { type Deployment, evaluateCfn } from '../support/cloudformation.ts';
 import { type DynaliteServer, startDynalite } from '../support/dynalite-server.ts';
 import { extractedMetrics } from '../support/emf.ts';
 import {
@@ -38,15 +46,7 @@ import {
   fakeListEvent,
   fakeOperationEvent,
 } from '../support/fake-event.ts';
-import { type HttpsEndpoint, startHttpsEndpoint } from '../support/https-endpoint.ts';
-import { deployedEnvironment } from '../support/lambda-environment.ts';
-import {
-  type InvokeResult,
-  type LambdaProcess,
-  startLambdaProcess,
-} from '../support/lambda-process.ts';
 import { startTestIssuer, type TestIssuer } from '../support/test-issuer.ts';
-import { createThrowawayCa, type ThrowawayCa } from '../support/throwaway-ca.ts';
 
 /**
  * The assets `npx cdk synth` writes to cdk.out, in the default Cognito mode, run as Lambda runs

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../../bench/support/https-endpoint.ts';
+import type { ThrowawayCa } from '../../bench/support/throwaway-ca.ts';
 import { DevIssuer, issuerPaths } from '../../dev-server/dev-issuer.ts';
 import { gatewayError, writeResponse } from '../../dev-server/http-gateway.ts';
 import { loadOrCreateSigningKey } from '../../dev-server/issuer-files.ts';
-import { type HttpsEndpoint, startHttpsEndpoint } from './https-endpoint.ts';
-import type { ThrowawayCa } from './throwaway-ca.ts';
 
 export type CognitoPoolOptions = {
   /** `<region>_<id>`: the last segment of the pool's `ProviderURL`. */

@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { lambdaEnvironment } from '../../bench/support/lambda-environment.ts';
+import { type LambdaProcess, startLambdaProcess } from '../../bench/support/lambda-process.ts';
 import { envNames } from '../../functions/config.ts';
 import { type OperationName, operations } from '../../functions/operations.ts';
 import {
@@ -11,8 +13,6 @@ import {
   projectRoot,
 } from '../../infra/bundling/bundling.ts';
 import { type DynaliteServer, startDynalite } from './dynalite-server.ts';
-import { lambdaEnvironment } from './lambda-environment.ts';
-import { type LambdaProcess, startLambdaProcess } from './lambda-process.ts';
 import { startTestIssuer, type TestIssuer } from './test-issuer.ts';
 
 export type OperationBundle = {

@@ -6,7 +6,7 @@ import {
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { ThrowawayCa } from './throwaway-ca.ts';
+import type { ThrowawayCa } from '../../bench/support/throwaway-ca.ts';
 
 /** What the receiver does with one delivery. */
 export type ReceiverBehaviour =

@@ -7,12 +7,12 @@ import type { Duplex } from 'node:stream';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createThrowawayCa, type ThrowawayCa } from '../../../bench/support/throwaway-ca.ts';
 import {
   keepAliveAgent,
   type OutboundAgent,
   sendRequest,
 } from '../../../functions/connections/outbound-http.ts';
-import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca.ts';
 import type { FromServer, IdleAnswer, ServerData } from './idle-answering-server.ts';
 
 /**

@@ -8,8 +8,8 @@ import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'nod
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createThrowawayCa } from '../../../bench/support/throwaway-ca.ts';
 import { keepAliveAgent, sendRequest } from '../../../functions/connections/outbound-http.ts';
-import { createThrowawayCa } from '../../support/throwaway-ca.ts';
 
 const execFileAsync = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

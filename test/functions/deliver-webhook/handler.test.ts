@@ -3,17 +3,17 @@ import { rm } from 'node:fs/promises';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findLambdaFunction, synthesizeApp } from '../../../bench/support/cloud-assembly.ts';
+import { evaluateEnvironment } from '../../../bench/support/cloudformation.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../../../bench/support/https-endpoint.ts';
+import { lambdaEnvironment } from '../../../bench/support/lambda-environment.ts';
+import { type LambdaProcess, startLambdaProcess } from '../../../bench/support/lambda-process.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../../../bench/support/throwaway-ca.ts';
 import { deliveryCounters } from '../../../functions/deliver-webhook/delivery-metrics.ts';
 import { deliveryDeadlineMs } from '../../../functions/deliver-webhook/delivery-policy.ts';
 import { webhookEnvNames } from '../../../functions/deliver-webhook/webhook-config.ts';
-import { findLambdaFunction, synthesizeApp } from '../../support/cloud-assembly.ts';
-import { evaluateEnvironment } from '../../support/cloudformation.ts';
 import { extractedMetrics } from '../../support/emf.ts';
 import { type FakeAws, startFakeAws } from '../../support/fake-aws.ts';
-import { type HttpsEndpoint, startHttpsEndpoint } from '../../support/https-endpoint.ts';
-import { lambdaEnvironment } from '../../support/lambda-environment.ts';
-import { type LambdaProcess, startLambdaProcess } from '../../support/lambda-process.ts';
-import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca.ts';
 import { insertRecord, queueUrl, sqsEvent, sqsRecord } from '../../support/webhook-events.ts';
 import {
   type ReceiverBehaviour,

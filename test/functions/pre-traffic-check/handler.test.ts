@@ -8,27 +8,30 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localAwsCredentials } from '../../../dev-server/dynamodb.ts';
-import { operationNamed, operations, routeKey } from '../../../functions/operations.ts';
-import { coreCasesOf } from '../../../functions/pre-traffic-check/core-cases.ts';
 import {
   findLambdaFunction,
   type LambdaFunctionSpec,
-  projectRoot,
   synthesizeApp,
-} from '../../support/cloud-assembly.ts';
-import type { Deployment } from '../../support/cloudformation.ts';
-import { type CognitoPool, startCognitoPool } from '../../support/cognito-pool.ts';
-import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
-import { type AwsCall, type FakeAws, startFakeAws } from '../../support/fake-aws.ts';
-import { type HttpsEndpoint, startHttpsEndpoint } from '../../support/https-endpoint.ts';
-import { deployedEnvironment, lambdaEnvironment } from '../../support/lambda-environment.ts';
+} from '../../../bench/support/cloud-assembly.ts';
+import type { Deployment } from '../../../bench/support/cloudformation.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../../../bench/support/https-endpoint.ts';
+import {
+  deployedEnvironment,
+  lambdaEnvironment,
+} from '../../../bench/support/lambda-environment.ts';
 import {
   type InvokeResult,
   type LambdaProcess,
   startLambdaProcess,
-} from '../../support/lambda-process.ts';
-import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca.ts';
+} from '../../../bench/support/lambda-process.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../../../bench/support/throwaway-ca.ts';
+import { localAwsCredentials } from '../../../dev-server/dynamodb.ts';
+import { operationNamed, operations, routeKey } from '../../../functions/operations.ts';
+import { coreCasesOf } from '../../../functions/pre-traffic-check/core-cases.ts';
+import { projectRoot } from '../../../infra/bundling/bundling.ts';
+import { type CognitoPool, startCognitoPool } from '../../support/cognito-pool.ts';
+import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
+import { type AwsCall, type FakeAws, startFakeAws } from '../../support/fake-aws.ts';
 
 const coreCases = coreCasesOf(operationNamed('create-plant'));
 /** The plant POST /plants's cases create, as its operation.ts declares them. */

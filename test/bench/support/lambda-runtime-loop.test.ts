@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpsEndpoint, startHttpsEndpoint } from './https-endpoint.ts';
-import { startLambdaProcess } from './lambda-process.ts';
-import { createThrowawayCa, type ThrowawayCa } from './throwaway-ca.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../../../bench/support/https-endpoint.ts';
+import { startLambdaProcess } from '../../../bench/support/lambda-process.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../../../bench/support/throwaway-ca.ts';
 
 /**
  * A function that opens its TCP connection during init, before it has loaded `node:tls`, and

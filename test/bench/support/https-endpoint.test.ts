@@ -4,8 +4,8 @@ import { Agent, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpsEndpoint, startHttpsEndpoint } from './https-endpoint.ts';
-import { createThrowawayCa, type ThrowawayCa } from './throwaway-ca.ts';
+import { type HttpsEndpoint, startHttpsEndpoint } from '../../../bench/support/https-endpoint.ts';
+import { createThrowawayCa, type ThrowawayCa } from '../../../bench/support/throwaway-ca.ts';
 
 const runNode = promisify(execFile);
 

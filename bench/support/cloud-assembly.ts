@@ -2,9 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-
-/** The project's root: where `cdk.json` and `infra/app.ts` are. */
-export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
+import { projectRoot } from '../../infra/bundling/bundling.ts';
 
 /**
  * What the CDK CLI (2.1148, `contextFromSettings`) adds to the context of every `cdk synth` by

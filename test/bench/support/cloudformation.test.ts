@@ -1,7 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these are CloudFormation's Fn::Sub placeholders, not JavaScript's.
 import { describe, expect, it } from 'vitest';
-import type { CfnTemplate } from './cloud-assembly.ts';
-import { type Deployment, evaluateCfn, evaluateEnvironment } from './cloudformation.ts';
+import type { CfnTemplate } from '../../../bench/support/cloud-assembly.ts';
+import {
+  type Deployment,
+  evaluateCfn,
+  evaluateEnvironment,
+} from '../../../bench/support/cloudformation.ts';
 
 const template: CfnTemplate = {
   Resources: {

@@ -1,0 +1,95 @@
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import type { ThrowawayCa } from './throwaway-ca.ts';
+
+export type HttpsEndpoint = {
+  /** `https://127.0.0.1:<port>`, `rttMs` away from the caller, trusted through the throwaway CA. */
+  readonly url: URL;
+  /** TLS handshakes completed so far: a client's handshake is over once this counts it. */
+  handshakes(): number;
+  close(): Promise<void>;
+};
+
+/**
+ * A plain-HTTP loopback server (dynalite, a token issuer) as an AWS endpoint looks to the function:
+ * HTTPS only, with a chain from a CA the process trusts through `NODE_EXTRA_CA_CERTS`, a round trip
+ * away. TLS is terminated in front of the upstream, one upstream connection per client connection,
+ * so keep-alive and connection reuse behave as against the real endpoint; the latency sits in front
+ * of TLS, so the handshake pays it as it would over a network.
+ */
+export async function startHttpsEndpoint(
+  upstream: URL,
+  ca: ThrowawayCa,
+  { rttMs = 0 }: { readonly rttMs?: number } = {},
+): Promise<HttpsEndpoint> {
+  const sockets = new Set<Socket>();
+  const track = (...pair: Socket[]) => {
+    for (const socket of pair) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    const [a, b] = pair as [Socket, Socket];
+    a.on('error', () => b.destroy());
+    b.on('error', () => a.destroy());
+  };
+  const listen = async (server: Server) => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  };
+
+  // No Nagle on any leg, as on AWS's endpoints: with it, the answer written right after the
+  // handshake's session tickets waited for the client's delayed ACK.
+  let handshakes = 0;
+  const tls = createTlsServer(
+    { key: ca.serverKey, cert: ca.serverCertChain, noDelay: true },
+    (client) => {
+      handshakes += 1;
+      const target = connect({
+        port: Number(upstream.port),
+        host: upstream.hostname,
+        noDelay: true,
+      });
+      track(client, target);
+      client.pipe(target).pipe(client);
+    },
+  );
+  // A handshake the client abandons is the client's business, not a crash of the fixture.
+  tls.on('tlsClientError', () => {});
+  const tlsPort = await listen(tls);
+
+  // Every chunk waits half the round trip in each direction, in order. Loopback completes the TCP
+  // handshake at once, so the client's first bytes leave only a whole round trip after the
+  // connect, then take their one-way trip: a new connection costs what it costs over a network.
+  const oneWayMs = rttMs / 2;
+  const delayed = (from: Socket, to: Socket, notBefore: number) => {
+    let lastDue = notBefore;
+    const later = (action: () => void) => {
+      const due = Math.max(lastDue, Math.max(performance.now(), notBefore) + oneWayMs);
+      lastDue = due;
+      setTimeout(action, due - performance.now());
+    };
+    from.on('data', (chunk) => later(() => to.destroyed || to.write(chunk)));
+    from.on('end', () => later(() => to.destroyed || to.end()));
+  };
+  const proxy = createServer({ noDelay: true }, (client) => {
+    const target = connect({ port: tlsPort, host: '127.0.0.1', noDelay: true });
+    track(client, target);
+    if (rttMs === 0) {
+      client.pipe(target).pipe(client);
+      return;
+    }
+    delayed(client, target, performance.now() + rttMs);
+    delayed(target, client, performance.now());
+  });
+  const url = new URL(`https://127.0.0.1:${await listen(proxy)}`);
+
+  const closed = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+  return {
+    url,
+    handshakes: () => handshakes,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await Promise.all([closed(proxy), closed(tls)]);
+    },
+  };
+}
