@@ -8,8 +8,7 @@ import { dynamoDb, refusal } from './limit-runtime.ts';
  * (docs/performance.md). The token first, then the body (`limit-plant.ts`: JSON, name and tag,
  * here with the exact int64 id from its source text), then one conditional PutItem of the plant
  * with a new revision; a failed condition is an idempotent replay when the stored plant is the
- * same by the product's rule (`isReplay`; DynamoDB returns it, dynalite needs a GetItem), else a
- * 409.
+ * same by the product's rule (`isReplay`; DynamoDB returns it with the failure), else a 409.
  */
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/write');
@@ -27,11 +26,7 @@ export const handler = async (event: Event) => {
   if (!conditionFailed(put.output)) {
     throw new Error(`PutItem answered ${put.status}: ${put.output.__type}`);
   }
-  const key = { id: { N: id } };
-  const stored = (put.output.Item ??
-    (await dynamoDb('GetItem', { Key: key, ConsistentRead: true })).output.Item) as
-    | Item
-    | undefined;
+  const stored = put.output.Item as Item | undefined;
   return stored !== undefined && isReplay({ name: stored.name.S, tag: stored.tag?.S }, plant)
     ? answer(200, JSON.stringify(plant))
     : failure(409, `a different plant with id ${id} exists`);
