@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { toEventV2 } from '../dev-server/http-gateway.ts';
 import { requestPath, type SampleRequest } from '../functions/operation.ts';
 import {
+  checksOf,
   type Operation,
   type OperationName,
   operations,
@@ -262,11 +263,12 @@ async function measureEachRtt(
         try {
           const id = String(nextId++);
           const declared = declarationOf(runner.operation);
-          const request = declared.sample.request(id);
+          const { sample } = checksOf(declared);
+          const request = sample.request(id);
           const result = await lambda.invoke(gatewayEvent(declared, request, token));
           const status = (result.result as APIGatewayProxyStructuredResultV2 | undefined)
             ?.statusCode;
-          const expected = name === 'floor' ? 200 : declared.sample.status;
+          const expected = name === 'floor' ? 200 : sample.status;
           if (!result.ok || status !== expected) {
             throw new Error(
               `${name} answered ${status ?? result.error}: ${JSON.stringify(result.result)}\n${lambda.output()}`,
@@ -307,29 +309,20 @@ export function gatewayEvent(
   token: string,
 ): APIGatewayProxyEventV2 {
   const body = Buffer.from(request.body ?? '');
-  const headers = {
-    host: 'api.plants.example.com',
-    ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-    ...(request.body === undefined ? {} : { 'content-length': String(body.length) }),
-    ...request.headers,
-    authorization: `Bearer ${token}`,
-  };
-  return toEventV2(
-    {
-      method: operation.method,
-      url: requestPath(operation, request),
-      httpVersion: '1.1',
-      rawHeaders: Object.entries(headers).flat(),
-    },
-    body,
-    {
-      requestId: randomUUID(),
-      routeKey: routeKey(operation),
-      pathParameters: request.pathParameters ?? {},
-      receivedAt: new Date(),
-      sourceIp: '127.0.0.1',
-    },
-  );
+  const rawHeaders = [
+    ...['host', 'api.plants.example.com', 'authorization', `Bearer ${token}`],
+    ...(body.length === 0 ? [] : ['content-type', 'application/json']),
+    ...(body.length === 0 ? [] : ['content-length', String(body.length)]),
+    ...Object.entries(request.headers ?? {}).flat(),
+  ];
+  const url = requestPath(operation, request);
+  return toEventV2({ method: operation.method, url, httpVersion: '1.1', rawHeaders }, body, {
+    requestId: randomUUID(),
+    routeKey: routeKey(operation),
+    pathParameters: request.pathParameters ?? {},
+    receivedAt: new Date(),
+    sourceIp: '127.0.0.1',
+  });
 }
 
 /** The operation as `functions/operations.ts` declares it: its sample is each cold request. */
