@@ -9,7 +9,7 @@ import type { TokenVerifier } from './auth/token-verifier.ts';
 import { errorAnswers, failureCounters } from './failures.ts';
 import { accessLog } from './http/access-log.ts';
 import { mapErrors } from './http/error-response.ts';
-import { refuseUnevaluatedPreconditions } from './http/preconditions.ts';
+import { readPrecondition } from './http/preconditions.ts';
 import { requireHttpEvent } from './http/require-http-event.ts';
 import { jsonLogger, type Logger } from './log.ts';
 import type { Operation } from './operation.ts';
@@ -36,8 +36,8 @@ export function countersOf<Own extends Operation['outcomes']>(operation: {
  * The steps every operation starts with, in order: the edge (the request's log line, counted under
  * the operation's outcomes, every error mapped once, and an event API Gateway would never send
  * refused), then the caller, authorized with the operation's scope before anything reads the
- * request, then any precondition header the operation does not evaluate, refused. The operation
- * adds its own steps after.
+ * request, then the precondition header the operation evaluates read, and any other refused. The
+ * operation adds its own steps after.
  */
 export function authorizedEdge(
   operation: Pick<Operation, 'outcomes' | 'precondition'>,
@@ -53,5 +53,5 @@ export function authorizedEdge(
     .use(mapErrors(log, errorAnswers))
     .use(requireHttpEvent())
     .use(authorizeRequest(verifyToken, requiredScope))
-    .use(refuseUnevaluatedPreconditions(operation.precondition));
+    .use(readPrecondition(operation.precondition));
 }

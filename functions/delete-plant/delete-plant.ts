@@ -1,19 +1,17 @@
 import { roundMs } from '../http/access-log.ts';
-import { type EntityTagList, strongOpaques } from '../http/entity-tags.ts';
-import { preconditionOf } from '../http/preconditions.ts';
 import { noContentResponse } from '../http/respond.ts';
 import { authorizedEdge, type OperationDependencies } from '../operation-edge.ts';
 import { PlantChangedError, PlantNotFoundError } from '../plants/plant-errors.ts';
 import { parsePlantId } from '../plants/plant-id.ts';
-import { asRevision, type ReplaceCondition, type Revision } from '../plants/plant-revision.ts';
 import type { PlantStore } from '../plants/plant-store.ts';
+import { ifMatchCondition } from '../revised-plant-response.ts';
 import { operation } from './operation.ts';
 
 export type DeletePlantDependencies = OperationDependencies<Pick<PlantStore, 'delete'>>;
 
 /**
  * DELETE /plants/{id}, in the order a request meets it:
- * edge (log, map errors) -> authorize -> parse the path's id and If-Match -> store (one delete,
+ * edge (log, map errors) -> authorize -> read If-Match -> parse the path's id -> store (one delete,
  * conditional with If-Match) -> respond.
  *
  * Without If-Match the answer is 204 whether or not the id held a plant
@@ -26,7 +24,7 @@ export function makeHandler({ store, ...edge }: DeletePlantDependencies) {
   return authorizedEdge(operation, edge).handler(async (event, context) => {
     // API Gateway fills `id` from the route's `{id}`; a missing one is refused like an empty one.
     const id = parsePlantId(event.pathParameters?.id ?? '');
-    const condition = conditionOf(preconditionOf(event, 'If-Match'));
+    const condition = ifMatchCondition(context.precondition);
     const storeStartedAt = performance.now();
     const { deleted } = await store.delete(id, condition).catch((error: unknown) => {
       // If-Match is false when there is no current representation (RFC 9110 13.1.1): an absent
@@ -37,18 +35,4 @@ export function makeHandler({ store, ...edge }: DeletePlantDependencies) {
     context.outcome = (deleted ? 'deleted' : 'absent') satisfies keyof typeof operation.outcomes;
     return noContentResponse();
   });
-}
-
-/**
- * If-Match by strong comparison, as a replace reads it: no header asks for nothing, `*` that a
- * plant exist; a list names the revisions it accepts, and a weak tag, or one no write of ours
- * made, names none.
- */
-function conditionOf(ifMatch: EntityTagList | undefined): ReplaceCondition | undefined {
-  if (ifMatch === undefined) return undefined;
-  if (ifMatch.any) return { kind: 'any' };
-  const revisions = strongOpaques(ifMatch)
-    .map(asRevision)
-    .filter((revision): revision is Revision => revision !== undefined);
-  return { kind: 'one-of', revisions };
 }

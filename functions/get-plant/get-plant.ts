@@ -1,6 +1,5 @@
 import { roundMs } from '../http/access-log.ts';
 import { matchesWeakly, strongEntityTag } from '../http/entity-tags.ts';
-import { preconditionOf } from '../http/preconditions.ts';
 import { notModifiedResponse } from '../http/respond.ts';
 import { authorizedEdge, type OperationDependencies } from '../operation-edge.ts';
 import { PlantNotFoundError } from '../plants/plant-errors.ts';
@@ -20,19 +19,18 @@ const readCaching = { 'cache-control': 'private, no-cache' } as const;
 
 /**
  * GET /plants/{id}, in the order a request meets it:
- * edge (log, map errors) -> authorize -> parse the path's id and If-None-Match -> store (one
+ * edge (log, map errors) -> authorize -> read If-None-Match -> parse the path's id -> store (one
  * consistent read) -> respond: 200 with the plant and its ETag, 304 when If-None-Match names it,
  * 404 when no plant has the id.
  */
 export function makeHandler({ store, ...edge }: GetPlantDependencies) {
   return authorizedEdge(operation, edge).handler(async (event, context) => {
     const id = parsePlantId(event.pathParameters?.id ?? '');
-    const ifNoneMatch = preconditionOf(event, 'If-None-Match');
     const storeStartedAt = performance.now();
     const plant = await store.get(id);
     context.storeLatencyMs = roundMs(performance.now() - storeStartedAt);
     if (plant === undefined) throw new PlantNotFoundError(id);
-    if (ifNoneMatch !== undefined && matchesWeakly(ifNoneMatch, plant.revision)) {
+    if (context.precondition && matchesWeakly(context.precondition, plant.revision)) {
       context.outcome = 'not_modified' satisfies keyof typeof operation.outcomes;
       return notModifiedResponse({ etag: strongEntityTag(plant.revision), ...readCaching });
     }

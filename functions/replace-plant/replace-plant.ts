@@ -1,22 +1,19 @@
 import { roundMs } from '../http/access-log.ts';
-import { type EntityTagList, strongOpaques } from '../http/entity-tags.ts';
 import { parseJsonBody } from '../http/parse-json-body.ts';
-import { preconditionOf } from '../http/preconditions.ts';
 import { requireJsonBody } from '../http/require-json-body.ts';
 import { authorizedEdge, type OperationDependencies } from '../operation-edge.ts';
 import { limits, parsePlantReplacement } from '../plants/new-plant.ts';
 import { parsePlantId } from '../plants/plant-id.ts';
-import { asRevision, type ReplaceCondition, type Revision } from '../plants/plant-revision.ts';
 import type { PlantStore } from '../plants/plant-store.ts';
-import { revisedPlantResponse } from '../revised-plant-response.ts';
+import { ifMatchCondition, revisedPlantResponse } from '../revised-plant-response.ts';
 import { operation } from './operation.ts';
 
 export type ReplacePlantDependencies = OperationDependencies<Pick<PlantStore, 'replace'>>;
 
 /**
  * PUT /plants/{id}, in the order a request meets it:
- * edge (log, map errors) -> authorize -> require a JSON body -> parse the path's id and If-Match
- * -> parse -> validate -> store (one conditional write) -> respond: 200 with the plant and its new
+ * edge (log, map errors) -> authorize -> read If-Match -> require a JSON body -> parse the path's
+ * id -> parse -> validate -> store (one conditional write) -> respond: 200 with the plant and its new
  * ETag, 404 when no plant has the id (a PUT never creates), 412 when If-Match names none of the
  * plant's ETags. Without If-Match the replace is unconditional.
  */
@@ -26,7 +23,7 @@ export function makeHandler({ store, ...edge }: ReplacePlantDependencies) {
     .use(parseJsonBody())
     .handler(async (event, context) => {
       const id = parsePlantId(event.pathParameters?.id ?? '');
-      const condition = conditionOf(preconditionOf(event, 'If-Match'));
+      const condition = ifMatchCondition(context.precondition) ?? { kind: 'any' };
       const plant = parsePlantReplacement(event.body, context.rawBody ?? '', id);
       const storeStartedAt = performance.now();
       const replaced = await store.replace(id, plant, condition);
@@ -34,16 +31,4 @@ export function makeHandler({ store, ...edge }: ReplacePlantDependencies) {
       context.outcome = 'replaced' satisfies keyof typeof operation.outcomes;
       return revisedPlantResponse(replaced);
     });
-}
-
-/**
- * If-Match by strong comparison: `*` or no header asks only that the plant exist; a list names
- * the revisions it accepts, and a weak tag, or one no write of ours made, names none.
- */
-function conditionOf(ifMatch: EntityTagList | undefined): ReplaceCondition {
-  if (ifMatch === undefined || ifMatch.any) return { kind: 'any' };
-  const revisions = strongOpaques(ifMatch)
-    .map(asRevision)
-    .filter((revision): revision is Revision => revision !== undefined);
-  return { kind: 'one-of', revisions };
 }
