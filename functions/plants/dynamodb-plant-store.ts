@@ -27,12 +27,12 @@ type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
 /**
  * Plants in one DynamoDB table keyed by `id` (Number). A create is one conditional PutItem, so
  * two racing creates of one id cannot both win; the loser compares the item its failed condition
- * returns (ALL_OLD) to tell an idempotent replay from a conflict. A list page is one consistent Scan; a delete is one
- * DeleteItem, atomic per item, so a create racing it either lands whole before it (and is
- * removed whole) or after it (and stays whole). A read is one consistent GetItem. A replace is
- * one PutItem conditioned on the plant existing and, when asked, on its revision, so of writers
- * racing with the same If-Match exactly one wins, with no read before the write; a conditional
- * delete is conditioned the same way.
+ * returns (ALL_OLD) to tell an idempotent replay from a conflict. A list page is one consistent
+ * Scan; a delete is one DeleteItem, atomic per item, so a create racing it either lands whole
+ * before it (and is removed whole) or after it (and stays whole). A read is one consistent
+ * GetItem. A replace is one PutItem conditioned on the plant existing and, when asked, on its
+ * revision, so of writers racing with the same If-Match exactly one wins, with no read before the
+ * write; a conditional delete is conditioned the same way.
  */
 export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: string): PlantStore {
   const cursors = listCursors(tableName);
