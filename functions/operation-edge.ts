@@ -33,11 +33,18 @@ export function countersOf<Own extends Operation['outcomes']>(operation: {
 }
 
 /**
- * The steps every operation starts with, in order: the edge (the request's log line, counted under
- * the operation's outcomes, every error mapped once, and an event API Gateway would never send
- * refused), then the caller, authorized with the operation's scope before anything reads the
- * request, then the precondition header the operation evaluates read, and any other refused. The
- * operation adds its own steps after.
+ * The steps every operation starts with, and the one place Middy's order is written. Middy runs
+ * each step's `before` in the order the steps are used, then the handler, then each step's
+ * `after` in the reverse order; once anything throws, each step's `onError`, in the reverse order.
+ * So these steps, used first, wrap everything an operation uses after them, then its handler:
+ *
+ * - `accessLog`: its `before` starts the request's clock; its `after` or `onError` comes last and
+ *   writes the request's one log line, counted under the operation's outcomes, from the answer;
+ * - `mapErrors`: its `onError` comes just before the log's, after every other, and turns an error
+ *   of any step or of the handler into the answer, in one place;
+ * - `requireHttpEvent`: refuses an event API Gateway would never send, before any step reads it;
+ * - `authorizeRequest`: the caller, with the operation's scope, before anything reads the request;
+ * - `readPrecondition`: the precondition header the operation evaluates, parsed; any other refused.
  */
 export function authorizedEdge(
   operation: Pick<Operation, 'outcomes' | 'precondition'>,

@@ -11,10 +11,7 @@ import { operation } from './operation.ts';
 
 export type CreatePlantDependencies = OperationDependencies<Pick<PlantStore, 'create'>>;
 
-/**
- * POST /plants, in the order a request meets it:
- * edge (log, map errors) -> authorize -> require a JSON body -> parse -> validate -> store -> respond.
- */
+/** POST /plants: a JSON body, parsed, validated, created in one conditional write or replayed. */
 export function makeHandler({ store, ...edge }: CreatePlantDependencies) {
   return authorizedEdge(operation, edge)
     .use(requireJsonBody(limits.bodyMaxBytes))

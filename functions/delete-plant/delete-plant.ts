@@ -10,15 +10,11 @@ import { operation } from './operation.ts';
 export type DeletePlantDependencies = OperationDependencies<Pick<PlantStore, 'delete'>>;
 
 /**
- * DELETE /plants/{id}, in the order a request meets it:
- * edge (log, map errors) -> authorize -> read If-Match -> parse the path's id -> store (one delete,
- * conditional with If-Match) -> respond.
- *
- * Without If-Match the answer is 204 whether or not the id held a plant
- * (docs/decisions/0081-delete-absent-is-204.md): either way the plant is gone, and a retried
- * delete whose first answer was lost is told so rather than told 404. The request log names which
- * it was. With If-Match the plant is deleted only while it has one of the ETags named, else 412
- * and it stays (docs/decisions/0130-preconditions.md).
+ * DELETE /plants/{id}: one delete, conditional with If-Match. Without If-Match the answer is 204
+ * whether or not the id held a plant (docs/decisions/0081-delete-absent-is-204.md): either way the
+ * plant is gone, and a retried delete whose first answer was lost is told so rather than told 404.
+ * The request log names which it was. With If-Match the plant is deleted only while it has one of
+ * the ETags named, else 412 and it stays (docs/decisions/0130-preconditions.md).
  */
 export function makeHandler({ store, ...edge }: DeletePlantDependencies) {
   return authorizedEdge(operation, edge).handler(async (event, context) => {

@@ -18,10 +18,8 @@ export type GetPlantDependencies = OperationDependencies<Pick<PlantStore, 'get'>
 const readCaching = { 'cache-control': 'private, no-cache' } as const;
 
 /**
- * GET /plants/{id}, in the order a request meets it:
- * edge (log, map errors) -> authorize -> read If-None-Match -> parse the path's id -> store (one
- * consistent read) -> respond: 200 with the plant and its ETag, 304 when If-None-Match names it,
- * 404 when no plant has the id.
+ * GET /plants/{id}: one consistent read, answered 200 with the plant and its ETag, 304 when
+ * If-None-Match names it, 404 when no plant has the id.
  */
 export function makeHandler({ store, ...edge }: GetPlantDependencies) {
   return authorizedEdge(operation, edge).handler(async (event, context) => {

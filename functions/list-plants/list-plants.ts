@@ -14,12 +14,10 @@ export type ListPlantsDependencies = OperationDependencies<Pick<PlantStore, 'lis
 const damagedNamedPerLine = 20;
 
 /**
- * GET /plants, in the order a request meets it:
- * edge (log, map errors) -> authorize -> parse the query -> store (one page) -> respond.
- *
- * An item of the table the API would not have written is skipped, and named in a warning line,
- * rather than failing the page: one such item would otherwise fail every walk. An operator finds
- * its key there and removes it (docs/operations.md, "A damaged item").
+ * GET /plants: one page of the store, as the query asks. An item of the table the API would not
+ * have written is skipped, and named in a warning line, rather than failing the page: one such
+ * item would otherwise fail every walk. An operator finds its key there and removes it
+ * (docs/operations.md, "A damaged item").
  */
 export function makeHandler({ store, log = jsonLogger, ...edge }: ListPlantsDependencies) {
   return authorizedEdge(operation, { ...edge, log }).handler(async (event, context) => {

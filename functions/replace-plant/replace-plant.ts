@@ -11,11 +11,9 @@ import { operation } from './operation.ts';
 export type ReplacePlantDependencies = OperationDependencies<Pick<PlantStore, 'replace'>>;
 
 /**
- * PUT /plants/{id}, in the order a request meets it:
- * edge (log, map errors) -> authorize -> read If-Match -> require a JSON body -> parse the path's
- * id -> parse -> validate -> store (one conditional write) -> respond: 200 with the plant and its new
- * ETag, 404 when no plant has the id (a PUT never creates), 412 when If-Match names none of the
- * plant's ETags. Without If-Match the replace is unconditional.
+ * PUT /plants/{id}: a JSON body, parsed and validated, written in one conditional write, answered
+ * 200 with the plant and its new ETag, 404 when no plant has the id (a PUT never creates), 412
+ * when If-Match names none of the plant's ETags. Without If-Match the replace is unconditional.
  */
 export function makeHandler({ store, ...edge }: ReplacePlantDependencies) {
   return authorizedEdge(operation, edge)
