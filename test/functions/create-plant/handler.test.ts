@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operation } from '../../../functions/create-plant/operation.ts';
+import { routeKey } from '../../../functions/operation.ts';
 import { hygieneHeaders, missingTokenAnswer } from '../../support/contract.ts';
 import { fakeEvent } from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
@@ -30,7 +32,7 @@ const create = (body: string, overrides: Parameters<typeof fakeEvent>[0] = {}) =
 const stored = (id: string) => api.dynalite.getItem(api.tableName, id);
 
 /** One case per row of the README's API table, in its order; the variations live with each module. */
-describe('POST /plants, row by row of the API table', () => {
+describe(`${routeKey(operation)}, row by row of the API table`, () => {
   it('valid token with scope plants/write, valid NewPlant: 200 Plant with name and tag, never id', async () => {
     const id = freshId();
 

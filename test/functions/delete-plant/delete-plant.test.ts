@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operation } from '../../../functions/delete-plant/operation.ts';
+import { requestPath } from '../../../functions/operation.ts';
+import { operationNamed, routeKey } from '../../../functions/operations.ts';
 import {
   expectErrorShape,
   hygieneHeaders,
   missingTokenAnswer,
   noContentHeaders,
 } from '../../support/contract.ts';
-import { fakeDeleteEvent, fakeEvent, fakeOperationEvent } from '../../support/fake-event.ts';
+import {
+  type BodilessEventOverrides,
+  fakeEvent,
+  fakeOperationEvent,
+} from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
 
 /** An id the store wrapper below fails on as a bug would: the one way to reach "anything unexpected". */
@@ -33,40 +40,42 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const remove = (id: string, overrides: Parameters<typeof fakeDeleteEvent>[1] = { token: write }) =>
-  api.handlers['delete-plant'](fakeDeleteEvent(id, overrides));
-/** POST /plants with the id written as the JSON number it is. */
+const deleteEvent = (id: string, overrides: BodilessEventOverrides = { token: write }) =>
+  fakeOperationEvent(operation, { pathParameters: { id } }, overrides);
+const remove = (id: string, overrides?: BodilessEventOverrides) =>
+  api.handlers['delete-plant'](deleteEvent(id, overrides));
+/** A create, with the id written as the JSON number it is. */
 const create = (id: string, plant: { name: string; tag?: string }) =>
   api.invoke(fakeEvent({ token: write, body: `{"id":${id},${JSON.stringify(plant).slice(1)}` }));
 const stored = (id: string) => api.dynalite.getItem(api.tableName, id);
 const item = (id: string, name: string) => ({ id: { N: id }, name: { S: name } });
-/** DELETE /plants/{id} with these headers beside a plants/write token. */
+/** The delete with these headers beside a plants/write token. */
 const removeWith = (id: string, headers: Record<string, string>) =>
   remove(id, { token: write, headers });
-/** The ETag GET /plants/{id} answers for the plant now, or '' when there is none. */
+/** The ETag the read answers for the plant now, or '' when there is none. */
 const etagOf = async (id: string) =>
   String(
     (
       await api.handlers['get-plant'](
         fakeOperationEvent(
-          { method: 'GET', path: '/plants/{id}' },
+          operationNamed('get-plant'),
           { pathParameters: { id } },
           { token: read },
         ),
       )
     ).headers?.etag ?? '',
   );
-const replace = (id: string, plant: { name: string }) =>
+const replace = (id: string, body: string, headers: Record<string, string> = {}) =>
   api.handlers['replace-plant'](
     fakeOperationEvent(
-      { method: 'PUT', path: '/plants/{id}' },
-      { pathParameters: { id }, body: JSON.stringify(plant) },
-      { token: write },
+      operationNamed('replace-plant'),
+      { pathParameters: { id }, body },
+      { token: write, headers },
     ),
   );
 
-/** One case per answer DELETE /plants/{id} can give, in the order of the API table. */
-describe('DELETE /plants/{id}, answer by answer', () => {
+/** One case per answer the delete can give, in the order of the API table. */
+describe(`${routeKey(operation)}, answer by answer`, () => {
   it('a token with plants/write and a stored id: 204, no body, no Content-Type, and the plant is gone', async () => {
     const id = api.freshId();
     await create(id, { name: 'Fern', tag: 'indoor' });
@@ -158,7 +167,7 @@ describe('DELETE /plants/{id}, answer by answer', () => {
     });
 
     it('no id at all in the path parameters: 400 naming id', async () => {
-      const event = fakeDeleteEvent('1', { token: write });
+      const event = deleteEvent('1');
       delete event.pathParameters;
 
       const result = await api.handlers['delete-plant'](event);
@@ -253,7 +262,7 @@ describe('DELETE /plants/{id}, answer by answer', () => {
 });
 
 /** RFC 9110 13.1.1: the delete happens only while the plant has an ETag If-Match names. */
-describe('DELETE /plants/{id} with If-Match', () => {
+describe(`${routeKey(operation)} with If-Match`, () => {
   it.each([
     ['its current ETag', async (id: string) => etagOf(id)],
     ['a list holding its current ETag', async (id: string) => `"x", W/"y", ${await etagOf(id)}`],
@@ -280,7 +289,7 @@ describe('DELETE /plants/{id} with If-Match', () => {
     const id = api.freshId();
     await create(id, { name: 'Fern' });
     const old = await etagOf(id);
-    await replace(id, { name: 'Moss' });
+    await replace(id, '{"name":"Moss"}');
     const current = await etagOf(id);
 
     const result = await removeWith(id, { 'if-match': await header(id, old) });
@@ -372,13 +381,7 @@ describe('DELETE /plants/{id} with If-Match', () => {
 
       const [deleted, replaced] = await Promise.all([
         removeWith(id, { 'if-match': etag }),
-        api.handlers['replace-plant'](
-          fakeOperationEvent(
-            { method: 'PUT', path: '/plants/{id}' },
-            { pathParameters: { id }, body: '{"name":"Palm"}' },
-            { token: write, headers: { 'if-match': etag } },
-          ),
-        ),
+        replace(id, '{"name":"Palm"}', { 'if-match': etag }),
       ]);
 
       // Both named the same revision: exactly one of them acted on it.
@@ -500,7 +503,7 @@ describe('deletes and creates of one id', () => {
   });
 });
 
-describe('the request line of DELETE /plants/{id}', () => {
+describe(`the request line of ${routeKey(operation)}`, () => {
   it('names a removed plant deleted, counts PlantsDeleted and records the store latency', async () => {
     const id = api.freshId();
     await create(id, { name: 'Logged' });
@@ -512,8 +515,8 @@ describe('the request line of DELETE /plants/{id}', () => {
     expect(api.logs[0]).toMatchObject({
       message: 'request',
       fields: {
-        method: 'DELETE',
-        path: `/plants/${id}`,
+        method: operation.method,
+        path: requestPath(operation, { pathParameters: { id } }),
         status: 204,
         outcome: 'deleted',
         PlantsDeleted: 1,

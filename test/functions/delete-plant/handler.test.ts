@@ -1,7 +1,8 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operation as deletePlant } from '../../../functions/delete-plant/operation.ts';
 import { noContentHeaders } from '../../support/contract.ts';
-import { fakeDeleteEvent } from '../../support/fake-event.ts';
+import { fakeOperationEvent } from '../../support/fake-event.ts';
 import { type BundledOperation, startBundledOperation } from '../../support/operation-bundle.ts';
 
 let operation: BundledOperation;
@@ -12,7 +13,9 @@ beforeAll(async () => {
 afterAll(() => operation?.close());
 
 const answer = async (token: string) => {
-  const { ok, result, error } = await operation.fn.invoke(fakeDeleteEvent('42', { token }));
+  const { ok, result, error } = await operation.fn.invoke(
+    fakeOperationEvent(deletePlant, { pathParameters: { id: '42' } }, { token }),
+  );
   expect(ok, error).toBe(true);
   return result as APIGatewayProxyStructuredResultV2;
 };

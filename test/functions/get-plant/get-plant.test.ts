@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operation } from '../../../functions/get-plant/operation.ts';
+import { operationNamed, routeKey } from '../../../functions/operations.ts';
 import { expectErrorShape, hygieneHeaders, missingTokenAnswer } from '../../support/contract.ts';
 import { fakeEvent, fakeOperationEvent } from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
@@ -16,10 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const route = { method: 'GET', path: '/plants/{id}' } as const;
 const get = (id: string, headers: Record<string, string> = {}, token = read) =>
   api.handlers['get-plant'](
-    fakeOperationEvent(route, { pathParameters: { id } }, { token, headers }),
+    fakeOperationEvent(operation, { pathParameters: { id } }, { token, headers }),
   );
 const create = (id: string, plant: { name: string; tag?: string }) =>
   api.invoke(fakeEvent({ token: write, body: `{"id":${id},${JSON.stringify(plant).slice(1)}` }));
@@ -29,8 +30,8 @@ const readCaching = {
   'x-content-type-options': 'nosniff',
 };
 
-/** One case per answer GET /plants/{id} can give, in the order of the API table. */
-describe('GET /plants/{id}, answer by answer', () => {
+/** One case per answer the read can give, in the order of the API table. */
+describe(`${routeKey(operation)}, answer by answer`, () => {
   it('a stored plant: 200, the plant as a list item has it, a strong ETag, private no-cache', async () => {
     const id = api.freshId();
     await create(id, { name: 'Fern', tag: 'indoor' });
@@ -59,7 +60,7 @@ describe('GET /plants/{id}, answer by answer', () => {
     await create(id, { name: 'Fern' });
     const replaced = await api.handlers['replace-plant'](
       fakeOperationEvent(
-        { method: 'PUT', path: '/plants/{id}' },
+        operationNamed('replace-plant'),
         { pathParameters: { id }, body: '{"name":"Palm"}' },
         { token: write },
       ),
@@ -140,7 +141,7 @@ describe('GET /plants/{id}, answer by answer', () => {
   it('no token: 401 with the Bearer challenge; a write-only token: 403 insufficient_scope', async () => {
     const id = api.freshId();
     const missing = await api.handlers['get-plant'](
-      fakeOperationEvent(route, { pathParameters: { id } }),
+      fakeOperationEvent(operation, { pathParameters: { id } }),
     );
     const writeOnly = await get(id, {}, write);
 

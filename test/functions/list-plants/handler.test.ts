@@ -1,7 +1,8 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operation as listPlants } from '../../../functions/list-plants/operation.ts';
 import { hygieneHeaders } from '../../support/contract.ts';
-import { fakeListEvent } from '../../support/fake-event.ts';
+import { fakeOperationEvent } from '../../support/fake-event.ts';
 import { listedPlants } from '../../support/list-pages.ts';
 import { type BundledOperation, startBundledOperation } from '../../support/operation-bundle.ts';
 
@@ -13,7 +14,9 @@ beforeAll(async () => {
 afterAll(() => operation?.close());
 
 const answer = async (token: string) => {
-  const { ok, result, error } = await operation.fn.invoke(fakeListEvent('limit=5', { token }));
+  const { ok, result, error } = await operation.fn.invoke(
+    fakeOperationEvent(listPlants, { query: 'limit=5' }, { token }),
+  );
   expect(ok, error).toBe(true);
   return result as APIGatewayProxyStructuredResultV2;
 };

@@ -1,10 +1,16 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageResponse } from '../../../functions/list-plants/list-plants.ts';
+import { operation } from '../../../functions/list-plants/operation.ts';
+import { operationNamed, routeKey } from '../../../functions/operations.ts';
 import type { PlantId } from '../../../functions/plants/plant-id.ts';
 import type { ListRequest } from '../../../functions/plants/plant-store.ts';
 import { expectErrorShape, hygieneHeaders, missingTokenAnswer } from '../../support/contract.ts';
-import { fakeDeleteEvent, fakeEvent, fakeListEvent } from '../../support/fake-event.ts';
+import {
+  type BodilessEventOverrides,
+  fakeEvent,
+  fakeOperationEvent,
+} from '../../support/fake-event.ts';
 import { listedPlants, nextQuery, walkPages } from '../../support/list-pages.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
 
@@ -36,16 +42,21 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const list = (query = '', overrides: Parameters<typeof fakeListEvent>[1] = { token: read }) =>
-  api.handlers['list-plants'](fakeListEvent(query, overrides));
-/** Creates a plant through POST /plants; the id is written as the JSON number it is. */
+const listEvent = (query: string, overrides: BodilessEventOverrides) =>
+  fakeOperationEvent(operation, { query }, overrides);
+const list = (query = '', overrides: BodilessEventOverrides = { token: read }) =>
+  api.handlers['list-plants'](listEvent(query, overrides));
+/** A delete of `id`, by the delete's own route. */
+const deleteEvent = (id: string, token: string) =>
+  fakeOperationEvent(operationNamed('delete-plant'), { pathParameters: { id } }, { token });
+/** Creates a plant through the create; the id is written as the JSON number it is. */
 const create = async (id: string, plant: { name: string; tag?: string }) => {
   const body = `{"id":${id},${JSON.stringify(plant).slice(1)}`;
   const result = await api.invoke(fakeEvent({ token: write, body }));
   expect(result.statusCode, `${body} ${result.body}`).toBe(200);
 };
 const remove = async (id: string) => {
-  const result = await api.handlers['delete-plant'](fakeDeleteEvent(id, { token: write }));
+  const result = await api.handlers['delete-plant'](deleteEvent(id, write));
   expect(result.statusCode).toBe(204);
 };
 /** Creates `count` plants, a few at a time, and answers their ids. */
@@ -58,8 +69,8 @@ const createMany = async (count: number, name: string) => {
 };
 const idsOf = (plants: readonly { id: string }[]) => plants.map(({ id }) => id);
 
-/** One case per answer GET /plants can give, in the order of the API table. */
-describe('GET /plants, answer by answer', () => {
+/** One case per answer the list can give, in the order of the API table. */
+describe(`${routeKey(operation)}, answer by answer`, () => {
   it('a token with plants/read: 200, an array of {id, name, tag?}, the exact int64 id as a JSON number, a tag only where one is stored', async () => {
     await create('9223372036854775807', { name: 'Largest', tag: 'edge' });
     await create('-9223372036854775808', { name: 'Smallest' });
@@ -177,7 +188,7 @@ describe('GET /plants, answer by answer', () => {
           );
         }
         const page = await other.handlers['list-plants'](
-          fakeListEvent('limit=2', { token: otherToken }),
+          listEvent('limit=2', { token: otherToken }),
         );
         foreign = nextQuery(page)?.split('cursor=')[1] ?? '';
         foreignAfter = listedPlants(page).at(-1)?.id as PlantId;
@@ -409,7 +420,7 @@ describe('a walk over a table holding damaged items', () => {
   );
 
   it('a damaged item whose key is an int64 can be deleted through the API, and is gone from the walk', async () => {
-    const result = await damagedApi.handlers['delete-plant'](fakeDeleteEvent('7', { token }));
+    const result = await damagedApi.handlers['delete-plant'](deleteEvent('7', token));
     damagedApi.logs.length = 0;
 
     await walkPages(damagedApi.handlers['list-plants'], { query: 'limit=100', token });
@@ -423,7 +434,7 @@ describe('a walk over a table holding damaged items', () => {
   });
 });
 
-describe('the request line of GET /plants', () => {
+describe(`the request line of ${routeKey(operation)}`, () => {
   it('names a page answered as listed, counts PlantsListed and records the store latency', async () => {
     api.logs.length = 0;
 
@@ -432,15 +443,21 @@ describe('the request line of GET /plants', () => {
     expect(api.logs).toHaveLength(1);
     expect(api.logs[0]).toMatchObject({
       message: 'request',
-      fields: { method: 'GET', path: '/plants', status: 200, outcome: 'listed', PlantsListed: 1 },
+      fields: {
+        method: operation.method,
+        path: operation.path,
+        status: 200,
+        outcome: 'listed',
+        PlantsListed: 1,
+      },
     });
     expect(api.logs[0]?.fields.StoreLatency).toBeTypeOf('number');
   });
 
   it.each<[string, () => APIGatewayProxyEventV2, object]>([
-    ['a bad limit', () => fakeListEvent('limit=0', { token: read }), { ValidationFailures: 1 }],
-    ['a bad cursor', () => fakeListEvent('cursor=x', { token: read }), { ValidationFailures: 1 }],
-    ['a missing scope', () => fakeListEvent('', { token: write }), { AuthFailures: 1 }],
+    ['a bad limit', () => listEvent('limit=0', { token: read }), { ValidationFailures: 1 }],
+    ['a bad cursor', () => listEvent('cursor=x', { token: read }), { ValidationFailures: 1 }],
+    ['a missing scope', () => listEvent('', { token: write }), { AuthFailures: 1 }],
   ])(
     'counts %s under the shared failure counters, never PlantsListed',
     async (_case, event, counter) => {
@@ -463,7 +480,10 @@ describe('pageResponse', () => {
 
     expect(response).toStrictEqual({
       statusCode: 200,
-      headers: { ...hygieneHeaders, link: '</plants?limit=7&cursor=C0ursor_->; rel="next"' },
+      headers: {
+        ...hygieneHeaders,
+        link: `<${operation.path}?limit=7&cursor=C0ursor_->; rel="next"`,
+      },
       body: '[{"id":5,"name":"Fern"}]',
     });
   });

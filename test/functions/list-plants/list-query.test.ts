@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../functions/http/http-error.ts';
 import { pageLimits, parseListQuery } from '../../../functions/list-plants/list-query.ts';
-import { fakeListEvent } from '../../support/fake-event.ts';
+import { operation } from '../../../functions/list-plants/operation.ts';
+import { fakeOperationEvent } from '../../support/fake-event.ts';
 
 /** The parameters API Gateway hands over for this raw query string. */
-const parse = (query: string) => parseListQuery(fakeListEvent(query).queryStringParameters);
+const parse = (query: string) =>
+  parseListQuery(fakeOperationEvent(operation, { query }).queryStringParameters);
 
 const refusal = (query: string) => {
   try {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationNamed, routeKey } from '../../../functions/operations.ts';
+import { operation } from '../../../functions/replace-plant/operation.ts';
 import { expectErrorShape, hygieneHeaders } from '../../support/contract.ts';
 import { fakeEvent, fakeOperationEvent } from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
@@ -16,7 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const route = { method: 'PUT', path: '/plants/{id}' } as const;
 const replace = (
   id: string,
   body: string | undefined,
@@ -25,35 +26,24 @@ const replace = (
 ) =>
   api.handlers['replace-plant'](
     fakeOperationEvent(
-      route,
+      operation,
       { pathParameters: { id }, ...(body === undefined ? {} : { body }) },
-      {
-        token,
-        headers,
-      },
+      { token, headers },
     ),
   );
 const create = (id: string, plant: { name: string; tag?: string }) =>
   api.invoke(fakeEvent({ token: write, body: `{"id":${id},${JSON.stringify(plant).slice(1)}` }));
-const etagOf = async (id: string) =>
-  String(
-    (
-      await api.handlers['get-plant'](
-        fakeOperationEvent(
-          { method: 'GET', path: '/plants/{id}' },
-          { pathParameters: { id } },
-          {
-            token: read,
-          },
-        ),
-      )
-    ).headers?.etag ?? '',
+/** A read of the plant, by the read's own route. */
+const readPlant = (id: string) =>
+  api.handlers['get-plant'](
+    fakeOperationEvent(operationNamed('get-plant'), { pathParameters: { id } }, { token: read }),
   );
+const etagOf = async (id: string) => String((await readPlant(id)).headers?.etag ?? '');
 const stored = (id: string) => api.dynalite.getItem(api.tableName, id);
 const messageOf = (result: { body?: string }) => (bodyOf(result) as { message: string }).message;
 
-/** One case per answer PUT /plants/{id} can give, in the order of the API table. */
-describe('PUT /plants/{id}, answer by answer', () => {
+/** One case per answer the replace can give, in the order of the API table. */
+describe(`${routeKey(operation)}, answer by answer`, () => {
   it('a stored plant: 200, the plant as a list item has it, a new strong ETag, no-store', async () => {
     const id = api.freshId();
     await create(id, { name: 'Fern', tag: 'indoor' });
@@ -230,7 +220,7 @@ describe('PUT /plants/{id}, answer by answer', () => {
   });
 });
 
-describe('PUT /plants/{id} with writers racing', () => {
+describe(`${routeKey(operation)} with writers racing`, () => {
   it('twenty concurrent replaces with the same If-Match: exactly one 200, nineteen 412, and the 200 is stored', async () => {
     const id = api.freshId();
     await create(id, { name: 'Fern' });
@@ -253,7 +243,7 @@ describe('PUT /plants/{id} with writers racing', () => {
   });
 });
 
-describe('PUT /plants/{id} beside the other operations', () => {
+describe(`${routeKey(operation)} beside the other operations`, () => {
   it("POST's replay compares with what is stored now: the old create is a 409, the new content a 200", async () => {
     const id = api.freshId();
     await create(id, { name: 'Fern', tag: 'indoor' });
@@ -273,20 +263,14 @@ describe('PUT /plants/{id} beside the other operations', () => {
     const etag = await etagOf(id);
     await api.handlers['delete-plant'](
       fakeOperationEvent(
-        { method: 'DELETE', path: '/plants/{id}' },
+        operationNamed('delete-plant'),
         { pathParameters: { id } },
         { token: write },
       ),
     );
 
     const replaced = await replace(id, '{"name":"Palm"}', { 'if-match': etag });
-    const readBack = await api.handlers['get-plant'](
-      fakeOperationEvent(
-        { method: 'GET', path: '/plants/{id}' },
-        { pathParameters: { id } },
-        { token: read },
-      ),
-    );
+    const readBack = await readPlant(id);
     await create(id, { name: 'Fern' });
     const afterRecreate = await replace(id, '{"name":"Palm"}', { 'if-match': etag });
 
