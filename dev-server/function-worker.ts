@@ -1,6 +1,4 @@
-// Inside the function's worker thread (see function-host.ts). The worker gets the function's
-// environment, so the handler module configures itself from `process.env` at import exactly as it
-// does on AWS; this file only relays events and results.
+// Inside the function's worker thread (function-host.ts): relays events and results.
 import { randomUUID } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
@@ -31,7 +29,7 @@ port.on('message', ({ id, event }: { id: number; event: unknown }) => {
   handler(event, context).then(
     (result) => post({ id, result }),
     (error: unknown) => {
-      // Logged the way Lambda's runtime logs an unhandled error; the gateway answers 500.
+      // As Lambda's runtime logs an unhandled error; no result is the gateway's 500.
       const line = { level: 'ERROR', requestId: context.awsRequestId, error: errorText(error) };
       console.error(JSON.stringify(line));
       post({ id });
