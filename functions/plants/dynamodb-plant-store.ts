@@ -18,7 +18,6 @@ import {
   isReplay,
   maxListLimit,
   type PlantStore,
-  type RevisedPlant,
   type StoredPlant,
 } from './plant-store.ts';
 
@@ -34,8 +33,13 @@ type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
  * revision, so of writers racing with the same If-Match exactly one wins, with no read before the
  * write; a conditional delete is conditioned the same way.
  */
-export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: string): PlantStore {
+export function createDynamoDbPlantStore(dynamodb: DynamoDbClient, tableName: string): PlantStore {
   const cursors = listCursors(tableName);
+  // Only unavailability has a meaning for the caller; anything else is a fault of ours.
+  const client: DynamoDbClient = (operation, input) =>
+    dynamodb(operation, input).catch((error: unknown) => {
+      throw error instanceof DynamoDbUnavailableError ? new StoreUnavailableError(error) : error;
+    });
 
   return {
     async create(plant) {
@@ -48,7 +52,7 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
         });
         return { plant: plantOf(plant), outcome: 'created' };
       } catch (error) {
-        if (!isConditionFailure(error)) throw translate(error);
+        if (!isConditionFailure(error)) throw error;
         const stored = error.payload.Item as AttributeMap | undefined;
         // The condition failed yet returned nothing stored: an answer we cannot trust, and a
         // retry can only write or replay, so the caller is told to retry rather than given a 500.
@@ -89,8 +93,6 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
           Limit: scanLimit,
           ConsistentRead: true,
           ...(start === undefined ? {} : { ExclusiveStartKey: { id: { N: start } } }),
-        }).catch((error: unknown) => {
-          throw translate(error);
         });
         const read: StoredPlant[] = [];
         for (const item of Items as AttributeMap[]) {
@@ -122,20 +124,13 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
      * apart by the old item it returns (ALL_OLD), as a replace's is: still one call.
      */
     async delete(id, condition) {
-      const conditioned = condition === undefined ? undefined : conditionExpression(condition);
-      try {
-        const { Attributes } = await client('DeleteItem', {
-          TableName: tableName,
-          Key: { id: { N: id } },
-          ReturnValues: 'ALL_OLD',
-          ...(conditioned === undefined ? {} : conditionParameters(conditioned)),
-        });
-        return { deleted: Attributes !== undefined };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw translate(error);
-        if (error.payload.Item === undefined) throw new PlantNotFoundError(id);
-        throw new PlantChangedError(id);
-      }
+      const { Attributes } = await client('DeleteItem', {
+        TableName: tableName,
+        Key: { id: { N: id } },
+        ReturnValues: 'ALL_OLD',
+        ...(condition === undefined ? {} : conditionParameters(condition)),
+      }).catch(refusedCondition(id));
+      return { deleted: Attributes !== undefined };
     },
 
     async get(id) {
@@ -143,47 +138,34 @@ export function createDynamoDbPlantStore(client: DynamoDbClient, tableName: stri
         TableName: tableName,
         Key: { id: { N: id } },
         ConsistentRead: true,
-      }).catch((error: unknown) => {
-        throw translate(error);
       });
-      return Item === undefined ? undefined : revisedPlantOf(Item as AttributeMap);
+      if (Item === undefined) return undefined;
+      const item = Item as AttributeMap;
+      return { id, ...fromItem(item), revision: (item.rev?.S ?? unrevised) as Revision };
     },
 
-    /**
-     * The old item comes back with a failed condition (ALL_OLD): none means no plant has the id,
-     * one means its revision did not meet the condition. No read is made, before or after.
-     */
+    /** No read is made, before or after: a failed condition tells what it met. */
     async replace(id, plant, condition) {
       const revision = newRevision();
-      try {
-        await client('PutItem', {
-          TableName: tableName,
-          Item: toItem({ ...plant, id }, revision),
-          ...conditionParameters(conditionExpression(condition)),
-        });
-      } catch (error) {
-        if (!isConditionFailure(error)) throw translate(error);
-        if (error.payload.Item === undefined) throw new PlantNotFoundError(id);
-        throw new PlantChangedError(id);
-      }
+      await client('PutItem', {
+        TableName: tableName,
+        Item: toItem({ ...plant, id }, revision),
+        ...conditionParameters(condition),
+      }).catch(refusedCondition(id));
       return { id, ...plantOf(plant), revision };
     },
   };
 }
 
-type ConditionExpression = {
-  expression: string;
-  names?: Record<string, string>;
-  values?: AttributeMap;
-};
-
 /**
- * The condition of a replace or a conditional delete: the plant exists and, when a list of
- * revisions is asked for, holds one of them. A plant stored before revisions existed has no
- * `rev`, and is `unrevised`.
+ * A replace's or a conditional delete's parameters for `condition`: the plant exists and, when a
+ * list of revisions is asked for, holds one of them, asking for the old item when it fails. A
+ * plant stored before revisions existed has no `rev`, and is `unrevised`.
  */
-function conditionExpression(condition: ReplaceCondition): ConditionExpression {
-  if (condition.kind === 'any') return { expression: 'attribute_exists(id)' };
+function conditionParameters(condition: ReplaceCondition): Record<string, unknown> {
+  const returnOld = { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
+  if (condition.kind === 'any')
+    return { ConditionExpression: 'attribute_exists(id)', ...returnOld };
   const revisions = [...new Set(condition.revisions)];
   const listed = revisions.filter((revision) => revision !== unrevised);
   const alternatives = listed.map((_, index) => `#rev = :rev${index}`);
@@ -198,19 +180,10 @@ function conditionExpression(condition: ReplaceCondition): ConditionExpression {
     values[':none'] = { S: '' };
   }
   return {
-    expression: `attribute_exists(id) AND (${alternatives.join(' OR ')})`,
-    names: { '#rev': 'rev' },
-    ...(Object.keys(values).length === 0 ? {} : { values }),
-  };
-}
-
-/** A write's parameters for `condition`, asking for the old item when it fails. */
-function conditionParameters({ expression, names, values }: ConditionExpression) {
-  return {
-    ConditionExpression: expression,
-    ...(names === undefined ? {} : { ExpressionAttributeNames: names }),
-    ...(values === undefined ? {} : { ExpressionAttributeValues: values }),
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    ConditionExpression: `attribute_exists(id) AND (${alternatives.join(' OR ')})`,
+    ExpressionAttributeNames: { '#rev': 'rev' },
+    ...(Object.keys(values).length === 0 ? {} : { ExpressionAttributeValues: values }),
+    ...returnOld,
   };
 }
 
@@ -218,9 +191,15 @@ function isConditionFailure(error: unknown): error is DynamoDbServiceError {
   return error instanceof DynamoDbServiceError && error.type === 'ConditionalCheckFailedException';
 }
 
-/** Only unavailability has a meaning for the caller; anything else is a fault of ours. */
-function translate(error: unknown): unknown {
-  return error instanceof DynamoDbUnavailableError ? new StoreUnavailableError(error) : error;
+/**
+ * A replace's or a conditional delete's failed condition, told apart by the old item it returns
+ * (ALL_OLD): none means no plant has the id, one that its revision did not meet the condition.
+ */
+function refusedCondition(id: PlantId): (error: unknown) => never {
+  return (error) => {
+    if (!isConditionFailure(error)) throw error;
+    throw error.payload.Item === undefined ? new PlantNotFoundError(id) : new PlantChangedError(id);
+  };
 }
 
 function toItem(plant: NewPlant, revision: Revision): AttributeMap {
@@ -250,19 +229,4 @@ function listedPlantOf(item: AttributeMap): StoredPlant | DamagedItem {
     return { key, problem: 'its tag is not text' };
   }
   return { id, ...plantOf({ name, tag }) };
-}
-
-function storedPlantOf(item: AttributeMap): StoredPlant {
-  return { id: idOf(item), ...fromItem(item) };
-}
-
-function revisedPlantOf(item: AttributeMap): RevisedPlant {
-  return { ...storedPlantOf(item), revision: (item.rev?.S ?? unrevised) as Revision };
-}
-
-/** Every key this store writes is a canonical int64; anything else in the table is not ours. */
-function idOf(item: AttributeMap): PlantId {
-  const id = asPlantId(item.id?.N ?? '');
-  if (id === undefined) throw new Error('The table holds a key that is not a canonical int64');
-  return id;
 }
