@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { LocalQueue, ReceivedMessage } from './local-queue.ts';
+import { type EventPattern, matchesPattern } from './pipe.ts';
+import type { TableStream } from './table-stream.ts';
 
 /** One instance of the function, as one Lambda execution environment holds it. */
 export interface FunctionInstance {
-  readonly handler: (event: SQSEvent) => Promise<unknown>;
+  readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
   /** Ends what it keeps open (its connections), requests in flight included. */
   close(): void;
 }
 
 export interface EventSourceMappingSettings {
-  /** Messages per invocation at most (`BatchSize`). */
+  /** Records moved and messages received at a time at most (`BatchSize`). */
   readonly batchSize: number;
   /** Batches invoked at the same time at most (`MaximumConcurrency`). */
   readonly maxConcurrency: number;
@@ -18,90 +21,111 @@ export interface EventSourceMappingSettings {
 }
 
 /**
- * Lambda's SQS event source mapping with `ReportBatchItemFailures`, in this process: it receives
- * batches as soon as messages are visible, invokes the function with the SQS event Lambda builds,
- * and deletes the messages the function did not report (`failedMessageIds`); a failed message
- * comes back when its visibility ends, as the deliverer set it. Up to `maxConcurrency` batches run
- * at once, so that a slow one holds up no other, each in an instance of the function of its own,
- * running one batch at a time, as each Lambda environment runs one invocation: batches never share
- * an instance's connections (docs/decisions/0147-local-deliverer-environment-per-batch.md).
- * Instances are made as batches need them and kept for the next ones.
+ * The EventBridge pipe and Lambda's SQS event source mapping, as one loop in this process. The
+ * pipe's step moves the stream's records that `filter` keeps to the queue, one message each, in
+ * the same write as the trim of every record read, so a record is moved once even across a crash
+ * (Pipes: at least once). The mapping's step receives a batch as soon as messages are visible,
+ * invokes the function with the SQS event Lambda builds, and deletes the messages it did not
+ * report in `batchItemFailures` (a throw fails them all); a failed message comes back when its
+ * visibility ends, as the deliverer set it. Up to `maxConcurrency` batches run at once, so that a
+ * slow one holds up no other, each in an instance of the function of its own, made when none is
+ * free and kept: batches never share an instance's connections, as each Lambda environment runs
+ * one invocation at a time (docs/decisions/0147-local-deliverer-environment-per-batch.md).
+ * Between steps it sleeps until there are records, a batch ends, or a message may be received.
  */
 export function startEventSourceMapping(options: {
+  readonly stream: TableStream;
+  readonly filter: EventPattern;
   readonly queue: LocalQueue;
   readonly newInstance: () => FunctionInstance;
   readonly settings: EventSourceMappingSettings;
   readonly log: (line: string) => void;
 }): { stop(): Promise<void> } {
-  const { queue, newInstance, settings, log } = options;
+  const { stream, filter, queue, newInstance, settings, log } = options;
   const arn = `arn:aws:sqs:${settings.region}:000000000000:${queue.name}`;
-  const stopping = new AbortController();
+  let stopping = false;
+  let wake = Promise.withResolvers<void>();
+  const nudge = () => {
+    wake.resolve();
+    wake = Promise.withResolvers<void>();
+  };
+  stream.onRecords(nudge);
+  queue.onChange(nudge);
   const running = new Set<Promise<void>>();
   const instances: FunctionInstance[] = [];
   const free: FunctionInstance[] = [];
 
   const invoke = async (messages: readonly ReceivedMessage[]) => {
-    const Records = messages.map((message) => sqsRecord(message, arn, settings.region));
     let instance = free.pop();
     if (instance === undefined) {
       instance = newInstance();
       instances.push(instance);
     }
-    let failed: Set<string> | 'all';
-    let reason = 'an answer Lambda takes as a complete failure';
     try {
-      failed = failedMessageIds(await instance.handler({ Records }), messages);
+      const Records = messages.map((message) => sqsRecord(message, arn, settings.region));
+      const { batchItemFailures } = await instance.handler({ Records });
+      if (stopping) return;
+      const failed = new Set(batchItemFailures.map(({ itemIdentifier }) => itemIdentifier));
+      const done = messages.filter(({ messageId }) => !failed.has(messageId));
+      await Promise.all(done.map(({ receiptHandle }) => queue.delete(receiptHandle)));
     } catch (error) {
-      // A throw fails the whole batch, as on Lambda.
-      failed = 'all';
-      reason = String(error);
+      if (!stopping) log(`webhook: a batch failed (${String(error)}); its messages come back`);
     } finally {
       free.push(instance);
     }
-    if (stopping.signal.aborted) return;
-    if (failed === 'all') {
-      log(`webhook: the deliverer's invocation failed (${reason}); its messages come back`);
-      return;
-    }
-    const done = messages.filter(({ messageId }) => !failed.has(messageId));
-    await Promise.all(done.map(({ receiptHandle }) => queue.delete(receiptHandle)));
   };
 
-  const poll = async () => {
-    while (!stopping.signal.aborted) {
-      if (running.size >= settings.maxConcurrency) {
-        await Promise.race(running);
-        continue;
-      }
-      let messages: ReceivedMessage[];
+  /** One step of the pipe or of the mapping; false when neither had anything to do. */
+  const step = async (): Promise<boolean> => {
+    const records = await stream.read(settings.batchSize);
+    if (records.length > 0) {
+      const kept = records.filter(({ record }) => matchesPattern(filter, record));
+      const bodies = kept.map(({ record }) => JSON.stringify(record));
+      await queue.send(bodies, stream.trimOperations(records));
+      return true;
+    }
+    if (running.size >= settings.maxConcurrency) return false;
+    const messages = await queue.receive(settings.batchSize);
+    if (messages.length === 0) return false;
+    const batch: Promise<void> = invoke(messages).finally(() => {
+      running.delete(batch);
+      nudge();
+    });
+    running.add(batch);
+    return true;
+  };
+
+  const loop = async () => {
+    while (!stopping) {
+      const woken = wake.promise;
       try {
-        messages = await queue.receive(settings.batchSize);
+        if (await step()) continue;
       } catch (error) {
-        if (stopping.signal.aborted) break;
-        log(`webhook: could not receive from the queue, retrying: ${String(error)}`);
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        if (stopping) break;
+        log(`webhook: could not move or receive events, retrying: ${String(error)}`);
+        await delay(1_000);
         continue;
       }
-      if (messages.length === 0) {
-        await queue.whenReceivable(stopping.signal);
-        continue;
-      }
-      const batch: Promise<void> = invoke(messages)
-        .catch((error: unknown) => log(`webhook: could not complete a batch: ${String(error)}`))
-        .finally(() => running.delete(batch));
-      running.add(batch);
+      // With every batch running, only the end of one lets another start.
+      const next = running.size >= settings.maxConcurrency ? Infinity : queue.nextVisibleAt();
+      const timer = Number.isFinite(next)
+        ? setTimeout(nudge, Math.max(0, next - Date.now()))
+        : undefined;
+      await woken;
+      clearTimeout(timer);
     }
   };
-  const polling = poll();
+  const looping = loop();
 
   return {
     /**
-     * Stops receiving and closes the instances: batches in flight fail, nothing of theirs is
+     * Stops the loop and closes the instances: batches in flight fail, nothing of theirs is
      * deleted, and their messages come back at the next start.
      */
     async stop() {
-      stopping.abort();
-      await polling;
+      stopping = true;
+      nudge();
+      await looping;
       for (const instance of instances.splice(0)) instance.close();
       await Promise.allSettled(running);
     },
@@ -126,29 +150,4 @@ function sqsRecord(message: ReceivedMessage, queueArn: string, region: string): 
     eventSourceARN: queueArn,
     awsRegion: region,
   };
-}
-
-/**
- * The messages a partial batch response reports, or `all` when Lambda would take it as a complete
- * failure (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html): no
- * `batchItemFailures`, or an empty or null one, is a complete success; a failure naming no message
- * of the batch, or a response of another shape, a complete failure.
- */
-export function failedMessageIds(
-  response: unknown,
-  batch: readonly { readonly messageId: string }[],
-): Set<string> | 'all' {
-  if (response === undefined || response === null) return new Set();
-  if (typeof response !== 'object' || Array.isArray(response)) return 'all';
-  const failures = (response as Partial<SQSBatchResponse>).batchItemFailures;
-  if (failures === undefined || failures === null) return new Set();
-  if (!Array.isArray(failures)) return 'all';
-  const ids = new Set(batch.map(({ messageId }) => messageId));
-  const failed = new Set<string>();
-  for (const failure of failures as unknown[]) {
-    const id = (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-    if (typeof id !== 'string' || !ids.has(id)) return 'all';
-    failed.add(id);
-  }
-  return failed;
 }

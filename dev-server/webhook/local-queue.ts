@@ -9,8 +9,6 @@ export interface QueuedMessage {
   /** `ApproximateReceiveCount`: the receives so far. */
   receiveCount: number;
   firstReceiveTimestamp?: number;
-  /** The latest receive's time: a visibility's 12 hours count from it. */
-  receivedAt?: number;
   /** Epoch ms from which a receive may return it. */
   visibleAt: number;
   /** The latest receive's: only it deletes or holds back the message. */
@@ -37,43 +35,40 @@ export interface QueueSettings {
   readonly timeScale?: number;
 }
 
-/** SQS's ceiling on a message's visibility, counted from its receive: 12 hours. */
-const maxVisibilitySeconds = 12 * 60 * 60;
-
 /**
  * The webhook queue, with what the deliverer's retries need of SQS: a received message is hidden
  * for the visibility timeout and comes back unless deleted with its latest receipt handle;
  * `changeVisibility` (the deliverer's `holdBack`) sets the time left from now; the receive after
  * `maxReceiveCount` moves the message to the dead letters instead.
  *
- * The messages live in the table's LevelDB (on disk, or in memory) under `webhook~sqs~<name>~`,
- * every change written in order before the call that made it returns, so that a message sent or
- * deleted stays so across a restart, even a SIGKILL. Unlike SQS: no retention period; visible
- * messages come first in, first out; a message a batch held when `npm start` stopped is visible
- * at the next start, since that batch is gone (docs/decisions/0106-local-queue.md).
+ * The messages live in the table's LevelDB under `webhook~sqs~<name>~`, every change written
+ * before the call that made it returns, so a message sent or deleted stays so across a SIGKILL.
+ * Unlike SQS: no retention period; visible messages come first in, first out; a message a batch
+ * held when `npm start` stopped is visible at the next start (docs/decisions/0106-local-queue.md).
  */
 export class LocalQueue {
+  readonly name: string;
   readonly #level: LevelDatabase;
   readonly #settings: QueueSettings;
   readonly #prefix: string;
   readonly #messages = new Map<string, QueuedMessage>();
-  #changed = Promise.withResolvers<void>();
+  #writes: Promise<unknown> = Promise.resolve();
+  #onChange = () => {};
 
   private constructor(level: LevelDatabase, settings: QueueSettings) {
+    this.name = settings.name;
     this.#level = level;
     this.#settings = settings;
     this.#prefix = `webhook~sqs~${settings.name}~`;
   }
 
-  get name(): string {
-    return this.#settings.name;
-  }
-
   /** The queue, with the messages kept from an earlier run. */
   static async open(level: LevelDatabase, settings: QueueSettings): Promise<LocalQueue> {
     const queue = new LocalQueue(level, settings);
-    const range = { gte: queue.#prefix, lt: `${queue.#prefix}\uffff` };
-    for await (const [, value] of level.iterator(range)) {
+    for await (const [, value] of level.iterator({
+      gte: queue.#prefix,
+      lt: `${queue.#prefix}\uffff`,
+    })) {
       const message = value as QueuedMessage;
       if (message.heldByReceive) {
         message.visibleAt = Math.min(message.visibleAt, Date.now());
@@ -84,10 +79,7 @@ export class LocalQueue {
     return queue;
   }
 
-  /**
-   * Adds messages, committed together with `alongside` (writes of the same database) in one
-   * atomic batch: the pipe trims the stream records it moved here in the same write.
-   */
+  /** Adds messages, committed in one atomic batch with `alongside` (writes of the same database). */
   async send(bodies: readonly string[], alongside: readonly LevelOperation[] = []): Promise<void> {
     const now = Date.now();
     const added = bodies.map(
@@ -102,7 +94,7 @@ export class LocalQueue {
     );
     await this.#write([...added.map((message) => this.#put(message)), ...alongside]);
     for (const message of added) this.#messages.set(message.messageId, message);
-    this.#wake();
+    this.#onChange();
   }
 
   /**
@@ -130,7 +122,6 @@ export class LocalQueue {
       if (message.visibleAt > now || exhausted(message, now)) continue;
       message.receiveCount += 1;
       message.firstReceiveTimestamp ??= now;
-      message.receivedAt = now;
       message.receiptHandle = `${message.messageId}.${randomBytes(24).toString('base64url')}`;
       message.visibleAt = now + visibilityTimeoutSeconds * 1000;
       message.heldByReceive = true;
@@ -148,25 +139,26 @@ export class LocalQueue {
     await this.#write([this.#del(message)]);
   }
 
-  /**
-   * ChangeMessageVisibility: the message becomes visible `seconds` from now. Refused, as SQS
-   * refuses it, unless the handle is the latest of a message still hidden and the visibility ends
-   * within 12 hours of the receive.
-   */
+  /** ChangeMessageVisibility: the message becomes visible `seconds` from now. */
   async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
     const message = this.#latest(receiptHandle);
-    const now = Date.now();
-    if (message === undefined || message.visibleAt <= now) {
-      throw new Error('The receipt handle is not the latest of a message in flight');
-    }
-    const total = (now - (message.receivedAt ?? now)) / 1000 + seconds;
-    if (!Number.isInteger(seconds) || seconds < 0 || total > maxVisibilitySeconds) {
-      throw new Error(`A visibility timeout of ${seconds} s does not end within 12 hours`);
-    }
-    message.visibleAt = now + Math.round(seconds * 1000 * (this.#settings.timeScale ?? 1));
+    if (message === undefined) throw new Error('The receipt handle is not the latest of a message');
+    message.visibleAt = Date.now() + Math.round(seconds * 1000 * (this.#settings.timeScale ?? 1));
     message.heldByReceive = false;
     await this.#write([this.#put(message)]);
-    this.#wake();
+    this.#onChange();
+  }
+
+  /** Calls `listener` after each send or change of visibility: a receive may find more. */
+  onChange(listener: () => void): void {
+    this.#onChange = listener;
+  }
+
+  /** When the first message is visible: the past if one is, infinity if there is none. */
+  nextVisibleAt(): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const message of this.#messages.values()) next = Math.min(next, message.visibleAt);
+    return next;
   }
 
   /** Visible messages, and hidden ones not yet deleted. */
@@ -182,42 +174,19 @@ export class LocalQueue {
     return [...this.#messages.values()].map(({ body }) => body);
   }
 
-  /**
-   * Resolves once a receive may find a message: when the first becomes visible, a message arrives
-   * or a visibility changes, whichever is first; at once if one is visible; or when aborted.
-   */
-  whenReceivable(signal: AbortSignal): Promise<void> {
-    let next = Number.POSITIVE_INFINITY;
-    for (const message of this.#messages.values()) next = Math.min(next, message.visibleAt);
-    const wait = next - Date.now();
-    if (wait <= 0 || signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = Number.isFinite(wait) ? setTimeout(done, wait) : undefined;
-      signal.addEventListener('abort', done, { once: true });
-      this.#changed.promise.then(done);
-    });
-  }
-
   #latest(receiptHandle: string): QueuedMessage | undefined {
     const message = this.#messages.get(receiptHandle.split('.')[0] ?? '');
     return message?.receiptHandle === receiptHandle ? message : undefined;
   }
 
   /**
-   * One database's writes, one after the other: classic-level runs each batch on libuv's thread
-   * pool, where two batches in flight may commit in either order, and a message's later state
-   * must never be overwritten by an earlier one.
+   * The writes one after the other: classic-level runs each batch on libuv's thread pool, where two
+   * batches in flight may commit in either order, and a message's later state must never be
+   * overwritten by an earlier one.
    */
   #write(operations: LevelOperation[]): Promise<void> {
-    const written = (writeChains.get(this.#level) ?? Promise.resolve())
-      .catch(() => {})
-      .then(() => this.#level.batch(operations));
-    writeChains.set(this.#level, written);
+    const written = this.#writes.catch(() => {}).then(() => this.#level.batch(operations));
+    this.#writes = written;
     return written;
   }
 
@@ -228,12 +197,4 @@ export class LocalQueue {
   #del(message: QueuedMessage): LevelOperation {
     return { type: 'del', key: `${this.#prefix}${message.messageId}` };
   }
-
-  #wake() {
-    this.#changed.resolve();
-    this.#changed = Promise.withResolvers<void>();
-  }
 }
-
-/** By database: every queue on one database writes in one order. */
-const writeChains = new WeakMap<LevelDatabase, Promise<unknown>>();

@@ -9,7 +9,6 @@ import { localAwsCredentials } from '../dynamodb.ts';
 import { openDeadLetters, redrive } from './dead-letters.ts';
 import { startEventSourceMapping } from './event-source-mapping.ts';
 import { LocalQueue } from './local-queue.ts';
-import { startPipe } from './pipe.ts';
 import { attachTableStream } from './table-stream.ts';
 
 /** What `npm start` delivers, and the test-only knobs that make the retry schedule quick. */
@@ -36,10 +35,10 @@ export interface LocalWebhook {
 
 /**
  * The new-plant webhook on this machine (docs/local-development.md#webhooks-locally): the table's
- * stream -> a pipe that keeps what the stack's filter keeps -> a queue -> the event source mapping
- * -> the deliverer's own `makeHandler`, one instance per batch running, each with the receiver
- * transport the Lambda handler has. Only the deliverer's ports differ from AWS: it holds an event
- * back on the local queue, and signs with the secret `npm start` was given
+ * stream -> the pipe with the stack's filter -> a queue -> the event source mapping -> the
+ * deliverer's own `makeHandler`, one instance per batch running, each with the receiver transport
+ * the Lambda handler has. Only the deliverer's ports differ from AWS: it holds an event back on the
+ * local queue, and signs with the secret `npm start` was given
  * (docs/decisions/0150-local-webhook-transport.md). The stream and the queue are kept in the
  * table's LevelDB, so they survive a restart as the table does; dead letters are a file beside it.
  */
@@ -73,6 +72,8 @@ export async function startLocalWebhook(options: {
     log(JSON.stringify({ timestamp: new Date().toISOString(), level, message, ...fields }));
   };
   const mapping = startEventSourceMapping({
+    stream,
+    filter: webhookSettings.pipeFilter,
     queue,
     newInstance: () => {
       const { send, agent } = receiverSend(url);
@@ -90,7 +91,6 @@ export async function startLocalWebhook(options: {
     settings: { batchSize, maxConcurrency: webhookSettings.mappingMaxConcurrency, region },
     log,
   });
-  const pipe = startPipe({ stream, target: queue, filter: webhookSettings.pipeFilter, log });
 
   let closing: Promise<void> | undefined;
   return {
@@ -102,7 +102,6 @@ export async function startLocalWebhook(options: {
     },
     close: () =>
       (closing ??= (async () => {
-        await pipe.stop();
         stopping = true;
         await mapping.stop();
         stream.detach();

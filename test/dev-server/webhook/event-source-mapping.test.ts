@@ -1,23 +1,21 @@
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest';
 import { localAwsCredentials, startDynamoDb } from '../../../dev-server/dynamodb.ts';
-import {
-  failedMessageIds,
-  startEventSourceMapping,
-} from '../../../dev-server/webhook/event-source-mapping.ts';
+import { startEventSourceMapping } from '../../../dev-server/webhook/event-source-mapping.ts';
 import { LocalQueue } from '../../../dev-server/webhook/local-queue.ts';
+import { type EventPattern, matchesPattern } from '../../../dev-server/webhook/pipe.ts';
+import { attachTableStream, type TableStream } from '../../../dev-server/webhook/table-stream.ts';
 
-const { region } = localAwsCredentials;
+const { region, accessKeyId, secretAccessKey } = localAwsCredentials;
 
 /**
  * A stand-in SQS-triggered function, told by each message's body what to do: `ok` succeeds, `fail`
- * is reported in batchItemFailures, `throw` fails the whole invocation, `invalid` answers with a
- * failure that names no message, `slow` takes a second.
+ * is reported in batchItemFailures, `throw` fails the whole invocation, `slow` takes a second.
  */
 async function batchHandler(event: SQSEvent): Promise<SQSBatchResponse> {
   const bodies = event.Records.map(({ body }) => body);
   if (bodies.includes('throw')) throw new Error('the function failed');
-  if (bodies.includes('invalid')) return { batchItemFailures: [{ itemIdentifier: '' }] };
   if (bodies.includes('slow')) await new Promise((resolve) => setTimeout(resolve, 1_000));
   return {
     batchItemFailures: event.Records.filter(({ body }) => body === 'fail').map(({ messageId }) => ({
@@ -29,15 +27,19 @@ async function batchHandler(event: SQSEvent): Promise<SQSBatchResponse> {
 // Side by side: each test has a queue and a mapping of its own, and waits on visibility timeouts.
 describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping with ReportBatchItemFailures)', () => {
   let dynamodb: Awaited<ReturnType<typeof startDynamoDb>>;
+  // No item is written in these tests: the stream stays empty, and the loop only runs batches.
+  let stream: TableStream;
   const stops: (() => Promise<void>)[] = [];
   let queues = 0;
 
   beforeAll(async () => {
     dynamodb = await startDynamoDb({ tableName: 'plants' });
+    stream = await attachTableStream(dynamodb.level, { tableName: 'plants', region });
   });
 
   afterAll(async () => {
     await Promise.all(stops.map((stop) => stop()));
+    stream?.detach();
     await dynamodb?.close();
   });
 
@@ -76,6 +78,8 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
       };
     };
     const mapping = startEventSourceMapping({
+      stream,
+      filter: {},
       queue,
       newInstance,
       settings: { batchSize: 10, maxConcurrency: 5, region },
@@ -128,20 +132,14 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
     expect(retried[0]?.attributes.ApproximateReceiveCount).toBe('2');
   });
 
-  it.for([
-    ['throws', 'throw'],
-    ['answers with a failure that names no message of the batch', 'invalid'],
-  ])(
-    'leaves the whole batch to come back when the function %s',
-    async ([, body = ''], { expect }) => {
-      const { queue, invocations } = await mapped(expect);
-      await queue.send(['ok', body]);
+  it('leaves the whole batch to come back when the function throws', async ({ expect }) => {
+    const { queue, invocations } = await mapped(expect);
+    await queue.send(['ok', 'throw']);
 
-      await expect.poll(() => invocations.length, { timeout: 5_000 }).toBe(2);
+    await expect.poll(() => invocations.length, { timeout: 5_000 }).toBe(2);
 
-      expect(invocations.map((event) => event.Records.length)).toEqual([2, 2]);
-    },
-  );
+    expect(invocations.map((event) => event.Records.length)).toEqual([2, 2]);
+  });
 
   it('runs batches side by side: a slow batch holds up no other', async ({ expect }) => {
     const { queue, counts } = await mapped(expect, { visibilityTimeoutSeconds: 10 });
@@ -187,29 +185,58 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
   });
 });
 
-describe('failedMessageIds (what a partial batch response reports)', () => {
-  const batch = [{ messageId: 'a' }, { messageId: 'b' }];
+describe('startEventSourceMapping, its pipe step (the stream to the queue, with a filter)', () => {
+  it('moves each record the filter keeps to the queue, as its JSON, and trims every record it read', async () => {
+    const dynamodb = await startDynamoDb({ tableName: 'plants' });
+    const stream = await attachTableStream(dynamodb.level, { tableName: 'plants', region });
+    const client = new DynamoDBClient({
+      region,
+      endpoint: dynamodb.endpoint,
+      credentials: { accessKeyId, secretAccessKey },
+    });
+    const queue = await LocalQueue.open(dynamodb.level, {
+      name: 'piped',
+      visibilityTimeoutSeconds: 600,
+      maxReceiveCount: 10,
+      deadLetter: async () => {},
+    });
+    const filter: EventPattern = {
+      dynamodb: { NewImage: { name: { S: [{ 'anything-but': 'Hidden' }] } } },
+    };
+    // Every batch fails, so that the messages stay to be read.
+    const mapping = startEventSourceMapping({
+      stream,
+      filter,
+      queue,
+      newInstance: () => ({
+        handler: async () => {
+          throw new Error('kept');
+        },
+        close: () => {},
+      }),
+      settings: { batchSize: 10, maxConcurrency: 1, region },
+      log: () => {},
+    });
+    try {
+      for (const [index, name] of ['Fern', 'Hidden', 'Ivy'].entries()) {
+        await client.send(
+          new PutItemCommand({
+            TableName: 'plants',
+            Item: { id: { N: String(index) }, name: { S: name } },
+          }),
+        );
+      }
 
-  it.each([
-    ['undefined', undefined, []],
-    ['null', null, []],
-    ['an empty object', {}, []],
-    ['null batchItemFailures', { batchItemFailures: null }, []],
-    ['an empty list', { batchItemFailures: [] }, []],
-    ['one failure', { batchItemFailures: [{ itemIdentifier: 'b' }] }, ['b']],
-  ])('takes %s as these failures', (_case, response, failed) => {
-    expect(failedMessageIds(response, batch)).toEqual(new Set(failed));
-  });
-
-  it.each([
-    ['a string', 'done'],
-    ['a list', []],
-    ['batchItemFailures of another type', { batchItemFailures: 'b' }],
-    ['an empty itemIdentifier', { batchItemFailures: [{ itemIdentifier: '' }] }],
-    ['a null itemIdentifier', { batchItemFailures: [{ itemIdentifier: null }] }],
-    ['a misspelled key', { batchItemFailures: [{ itemIdentifer: 'b' }] }],
-    ['an id not in the batch', { batchItemFailures: [{ itemIdentifier: 'c' }] }],
-  ])('takes %s as a complete failure', (_case, response) => {
-    expect(failedMessageIds(response, batch)).toBe('all');
+      await expect.poll(() => queue.bodies().length, { timeout: 5_000 }).toBe(2);
+      await expect.poll(() => stream.read(10)).toEqual([]);
+      const records = queue.bodies().map((body) => JSON.parse(body));
+      expect(records.map((record) => record.dynamodb.NewImage.name.S)).toEqual(['Fern', 'Ivy']);
+      expect(records.every((record) => matchesPattern(filter, record))).toBe(true);
+    } finally {
+      await mapping.stop();
+      stream.detach();
+      client.destroy();
+      await dynamodb.close();
+    }
   });
 });
