@@ -2,82 +2,112 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
+import type { DevIssuer } from './dev-issuer.ts';
+import type { GatewayResponse } from './http-gateway.ts';
 
 /**
- * The interactive API reference: Swagger UI (swagger-ui-dist, installed from npm, so nothing is
- * fetched from a CDN) rendering `openapi.yaml`. The local server serves it at `/docs`; `npm run docs`
- * builds the same page into one self-contained HTML file for any static host.
+ * The interactive API reference: Swagger UI (swagger-ui-dist from npm, so nothing is fetched from a
+ * CDN) rendering `openapi.yaml`. The local server serves it at `/docs`; `npm run docs` builds the
+ * same page into one self-contained HTML file for any static host.
  */
-export const docsPaths = {
-  page: '/docs',
-  assets: '/docs/assets/',
-  spec: '/openapi.yaml',
-} as const;
+export const docsPaths = { page: '/docs', assets: '/docs/assets/', spec: '/openapi.yaml' } as const;
 
-export const specFile = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
+const specFile = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
+const swaggerUiDir = () =>
+  dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
 
-/**
- * The only files served under `/docs/assets/`, by exact name: a request can never name a path of
- * its own (no traversal, no listing of node_modules).
- */
+/** The only files served under `/docs/assets/`, by exact name: a request never names a path. */
 const assetTypes: Readonly<Record<string, string>> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'favicon-32x32.png': 'image/png',
 };
 
-export interface DocsFile {
-  readonly contentType: string;
-  readonly body: Buffer;
+/** The browser itself refuses any request of the page to another origin. */
+const sameOriginOnly =
+  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
+  "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/**
+ * `GET /docs`, its renderer's files and `/openapi.yaml`, or `undefined` for any other path: a
+ * convenience of the local server, not routes of the HTTP API. The spec's first server (the local
+ * run) is pointed at this server, so that "Try it out" reaches it whatever HOST and PORT are.
+ * `devToken`: whether the page may hold a fresh token, only where other machines cannot reach it.
+ */
+export async function docsResponse(
+  path: string,
+  issuer: DevIssuer,
+  devToken: boolean,
+): Promise<GatewayResponse | undefined> {
+  if (path === docsPaths.page || path === `${docsPaths.page}/`) {
+    const page = docsPage({ devToken: devToken ? await issuer.mintAccessToken() : undefined });
+    return ok('text/html; charset=utf-8', page, { 'content-security-policy': sameOriginOnly });
+  }
+  if (path === docsPaths.spec) {
+    // Edited as a YAML document, so comments and layout stay as written.
+    const spec = parseDocument(await readFile(specFile, 'utf8'));
+    if (spec.hasIn(['servers', 0, 'url'])) {
+      spec.setIn(['servers', 0, 'url'], issuer.issuer);
+      spec.setIn(['servers', 0, 'description'], 'This local server (npm start)');
+    }
+    return ok('application/yaml; charset=utf-8', spec.toString());
+  }
+  const name = path.startsWith(docsPaths.assets) ? path.slice(docsPaths.assets.length) : '';
+  if (!Object.hasOwn(assetTypes, name)) return undefined;
+  return ok(assetTypes[name] as string, await readFile(join(swaggerUiDir(), name)));
 }
 
-/** swagger-ui-dist's own folder, found the way Node resolves the package (what `absolutePath()` returns). */
-export function swaggerUiDir(): string {
-  return dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
-}
-
-/** One of the allow-listed renderer files, or `undefined` for any other name. */
-export async function readDocsAsset(name: string): Promise<DocsFile | undefined> {
-  const contentType = Object.hasOwn(assetTypes, name) ? assetTypes[name] : undefined;
-  if (contentType === undefined) return undefined;
-  return { contentType, body: await readFile(join(swaggerUiDir(), name)) };
+function ok(type: string, body: string | Buffer, headers = {}): GatewayResponse {
+  return {
+    statusCode: 200,
+    headers: {
+      'content-type': type,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      ...headers,
+    },
+    body: Buffer.from(body),
+  };
 }
 
 /**
- * `openapi.yaml` with its first server (the local run, `http://127.0.0.1:3000`) pointed at the
- * server that serves it, so that "Try it out" reaches this API whatever HOST and PORT are.
- * Edited as a YAML document, so comments and layout stay as written.
+ * The page `npm run docs` writes: the renderer's CSS and script inlined and the spec embedded as
+ * JSON, so it works from `file://` and on any static host. No token: the spec says how to get one.
  */
-export function specForOrigin(specText: string, origin: string): string {
-  const document = parseDocument(specText);
-  if (document.hasIn(['servers', 0, 'url'])) {
-    document.setIn(['servers', 0, 'url'], origin);
-    document.setIn(['servers', 0, 'description'], 'This local server (npm start)');
-  }
-  return document.toString();
+export async function staticDocsPage(): Promise<string> {
+  const dir = swaggerUiDir();
+  const [specText, css, script] = await Promise.all([
+    readFile(specFile, 'utf8'),
+    readFile(join(dir, 'swagger-ui.css'), 'utf8'),
+    readFile(join(dir, 'swagger-ui-bundle.js'), 'utf8'),
+  ]);
+  return docsPage({ inline: { spec: parseDocument(specText).toJS(), css, script } });
 }
 
-/** What the page embeds or links; the served page links, the static build inlines. */
-export type DocsPageSource =
-  | {
-      readonly kind: 'served';
-      /**
-       * A fresh development token put into the Authorize dialog, so "Try it out" just works;
-       * absent when the server is reachable from other machines.
-       */
-      readonly devToken: string | undefined;
-    }
-  | {
-      readonly kind: 'static';
-      readonly spec: unknown;
-      readonly css: string;
-      readonly script: string;
-    };
-
-/** Swagger UI's options, the same for both pages except where the spec and the token come from. */
-function uiOptions(source: DocsPageSource): Record<string, unknown> {
-  return {
-    ...(source.kind === 'served' ? { url: docsPaths.spec } : { spec: source.spec }),
+/** The served page links the renderer's files and the spec; the static one inlines them. */
+function docsPage(
+  source:
+    | { readonly devToken: string | undefined }
+    | { readonly inline: { spec: unknown; css: string; script: string } },
+): string {
+  const inline = 'inline' in source ? source.inline : undefined;
+  const devToken = 'devToken' in source ? source.devToken : undefined;
+  const head = inline
+    ? `<style>\n${inline.css.replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '')}\n</style>`
+    : `<link rel="stylesheet" href="${docsPaths.assets}swagger-ui.css">\n` +
+      `<link rel="icon" type="image/png" href="${docsPaths.assets}favicon-32x32.png">`;
+  // Without the source-map comment (a static host would answer the devtools' request with a 404).
+  const script = inline
+    ? `<script>\n${inline.script.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n').replaceAll('</script', '<\\/script')}\n</script>`
+    : `<script src="${docsPaths.assets}swagger-ui-bundle.js"></script>`;
+  const note =
+    devToken === undefined
+      ? ''
+      : '<p class="local-note">Local development server: <b>Authorize</b> holds a fresh ' +
+        'development token (valid for 1 hour; reload the page for a new one, or run ' +
+        '<code>npm run -s token</code>), so <b>Try it out</b> calls this API as it is.</p>';
+  const options = {
+    ...(inline ? { spec: inline.spec } : { url: docsPaths.spec }),
     dom_id: '#swagger-ui',
     deepLinking: true,
     // Swagger UI's default validator badge calls validator.swagger.io: never leave the machine.
@@ -88,25 +118,6 @@ function uiOptions(source: DocsPageSource): Record<string, unknown> {
     defaultModelsExpandDepth: 2,
     defaultModelExpandDepth: 2,
   };
-}
-
-export function docsPage(source: DocsPageSource): string {
-  const head =
-    source.kind === 'served'
-      ? `<link rel="stylesheet" href="${docsPaths.assets}swagger-ui.css">\n` +
-        `<link rel="icon" type="image/png" href="${docsPaths.assets}favicon-32x32.png">`
-      : `<style>\n${source.css.replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '')}\n</style>`;
-  const script =
-    source.kind === 'served'
-      ? `<script src="${docsPaths.assets}swagger-ui-bundle.js"></script>`
-      : `<script>\n${inlineScript(source.script)}\n</script>`;
-  const devToken = source.kind === 'served' ? source.devToken : undefined;
-  const note =
-    devToken === undefined
-      ? ''
-      : '<p class="local-note">Local development server: <b>Authorize</b> holds a fresh ' +
-        'development token (valid for 1 hour; reload the page for a new one, or run ' +
-        '<code>npm run -s token</code>), so <b>Try it out</b> calls this API as it is.</p>';
   const preauthorize =
     devToken === undefined
       ? ''
@@ -129,7 +140,7 @@ ${note}
 ${script}
 <script>
   const ui = SwaggerUIBundle({
-      ...${scriptJson(uiOptions(source))},
+      ...${scriptJson(options)},
       presets: [SwaggerUIBundle.presets.apis],
       layout: 'BaseLayout',${preauthorize}
   });
@@ -145,29 +156,4 @@ export function scriptJson(value: unknown): string {
     .replaceAll('<', '\\u003c')
     .replaceAll('\u2028', '\\u2028')
     .replaceAll('\u2029', '\\u2029');
-}
-
-/**
- * A script file's text made safe to inline: without its source-map comment (a static host would
- * answer the devtools' request for the map with a 404), and with any `</script` broken up.
- */
-function inlineScript(text: string): string {
-  return text
-    .replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n')
-    .replaceAll('</script', '<\\/script');
-}
-
-/**
- * The page `npm run docs` writes: one HTML file with the renderer's CSS and script inlined and the
- * spec embedded as JSON, so it works from `file://` and on any static host, with no request for
- * anything else. No token: the spec's bearerAuth description says how to get one.
- */
-export async function staticDocsPage(): Promise<string> {
-  const dir = swaggerUiDir();
-  const [specText, css, script] = await Promise.all([
-    readFile(specFile, 'utf8'),
-    readFile(join(dir, 'swagger-ui.css'), 'utf8'),
-    readFile(join(dir, 'swagger-ui-bundle.js'), 'utf8'),
-  ]);
-  return docsPage({ kind: 'static', spec: parseDocument(specText).toJS(), css, script });
 }

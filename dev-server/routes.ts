@@ -5,8 +5,8 @@ import {
   operations,
   routeKey,
 } from '../functions/operations.ts';
+import { docsResponse } from './api-docs.ts';
 import { type DevIssuer, issuerPaths, oauthError } from './dev-issuer.ts';
-import { docsResponse } from './docs-route.ts';
 import type { FailureBackoff } from './failure-backoff.ts';
 import type { LocalFunction } from './function-host.ts';
 import {
