@@ -1,14 +1,14 @@
 import { isUtf8 } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-/** API Gateway HTTP APIs accept request payloads up to 10 MB; the handler enforces its own, smaller limit. */
+/** HTTP API's payload limit; the handler enforces its own, smaller one. */
 const maxRequestBytes = 10 * 1024 * 1024;
 
 /** The parts of an HTTP request that the event is made of; `rawHeaders` keeps repeats and order. */
 export type RawRequest = Pick<IncomingMessage, 'method' | 'url' | 'httpVersion' | 'rawHeaders'>;
 
-/** What the gateway knows of a request besides its bytes: where it came from and which route took it. */
+/** What the gateway knows of a request besides its bytes. */
 export interface RequestContext {
   readonly requestId: string;
   /** The route as API Gateway writes it, `DELETE /plants/{id}`. */
@@ -21,12 +21,10 @@ export interface RequestContext {
 
 /**
  * One HTTP request as API Gateway HTTP API hands it to Lambda with payload format 2.0, as far as a
- * handler of JSON bodies can tell: header names lower-cased, repeated headers joined with commas,
- * the query string decoded into `queryStringParameters` (a repeated name's values joined with
- * commas too) beside `rawQueryString` as sent, the route's path parameters, and the body as text
- * when it is UTF-8 text (text/*, JSON), else base64. Each map leaves out what the request does not
- * have, as API Gateway does. API Gateway also moves cookies out of the headers; no handler reads
- * them, so that is not done here.
+ * handler of JSON bodies can tell: header names lower-cased and repeats joined with commas, the
+ * query string decoded beside `rawQueryString` as sent, the body as text when it is UTF-8 text
+ * (text/*, JSON), else base64; each map left out when empty. Cookies stay in the headers: no
+ * handler reads them.
  */
 export function toEventV2(
   request: RawRequest,
@@ -85,12 +83,8 @@ export function toEventV2(
   };
 }
 
-/**
- * The query string as payload 2.0 carries it: names and values decoded (`+` is a space, a `%`
- * that starts no escape stays as it is), a name sent twice given its values joined with commas in
- * the order sent, `undefined` when there is no parameter at all.
- */
-export function queryStringParameters(rawQueryString: string): Record<string, string> | undefined {
+/** Decoded as URLSearchParams decodes; a name sent twice has its values joined with commas. */
+function queryStringParameters(rawQueryString: string): Record<string, string> | undefined {
   const values = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(rawQueryString)) {
     const earlier = values.get(name);
@@ -105,10 +99,7 @@ export interface GatewayResponse {
   readonly body: Buffer;
 }
 
-/**
- * The HTTP response API Gateway makes of the function's structured result. The handler always
- * returns one; anything else (no result, no valid status code) is the gateway's 500.
- */
+/** The function's structured result as HTTP; anything else (no result, no status) is a 500. */
 export function fromResultV2(result: unknown): GatewayResponse {
   const {
     statusCode = 0,
@@ -128,22 +119,13 @@ export function fromResultV2(result: unknown): GatewayResponse {
   };
 }
 
-const gatewayMessages = {
-  400: 'Bad Request',
-  404: 'Not Found',
-  408: 'Request Timeout',
-  413: 'Request Entity Too Large',
-  417: 'Expectation Failed',
-  421: 'Misdirected Request',
-  429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-} as const;
-
 /** The gateway's own answers, in its own shape: `{"message": ...}`, not the API's Error. */
-export function gatewayError(statusCode: keyof typeof gatewayMessages): GatewayResponse {
-  return jsonResponse(statusCode, { message: gatewayMessages[statusCode] });
+export function gatewayError(
+  statusCode: 400 | 404 | 408 | 413 | 417 | 421 | 429 | 431 | 500 | 503,
+): GatewayResponse {
+  // HTTP API's name for a 413, where Node's is RFC 9110's.
+  const message = statusCode === 413 ? 'Request Entity Too Large' : STATUS_CODES[statusCode];
+  return jsonResponse(statusCode, { message });
 }
 
 export function jsonResponse(
@@ -166,16 +148,12 @@ export function writeResponse(res: ServerResponse, response: GatewayResponse): v
   res.end(response.body);
 }
 
-/**
- * The bytes of request bodies that may be held in memory at once, across all requests: many slow
- * uploads of up to 10 MB each would otherwise grow the process without bound.
- */
+/** Bytes of request bodies that may be held in memory at once, so slow uploads cannot grow it. */
 export type BodyBudget = { free: number };
 
 /**
- * The whole body, taken from `budget` if given (the caller gives `body.length` back when done with
- * it), or why not: 413 once it passes `limit` bytes, 429 when the budget is spent. The rest is left
- * unread.
+ * The whole body, taken from `budget` (the caller gives `body.length` back when done with it), or
+ * why not: 413 once it passes `limit` bytes, 429 when the budget is spent; the rest left unread.
  */
 export async function readBody(
   req: IncomingMessage,

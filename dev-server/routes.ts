@@ -87,10 +87,10 @@ function decodedSegment(segment: string): string {
 
 /**
  * Where each request goes: the issuer's JWKS and token endpoint (Cognito's, on AWS), the docs, the
- * function of the operation whose route it matches (functions/operations.ts), or the HTTP API's
- * 404 for anything else. `devTokenInDocs`: whether `/docs` may hold a fresh token, only where other
- * machines cannot reach the server. `tokenBackoff` counts the token endpoint's failed client
- * authentications per client address.
+ * function of the operation whose route it matches, or the HTTP API's 404 for anything else.
+ * `devTokenInDocs`: whether `/docs` may hold a fresh token. `tokenBackoff` counts the token
+ * endpoint's failed client authentications per client address, which then wait (`429 slow_down`,
+ * RFC 8628's registered error for a client that asks too often) before their next try is read.
  */
 export function routes(targets: {
   issuer: DevIssuer;
@@ -99,8 +99,8 @@ export function routes(targets: {
   bodyBudgets: BodyBudgets;
   tokenBackoff: FailureBackoff;
 }): RequestHandler {
-  const { issuer, functions, devTokenInDocs, bodyBudgets } = targets;
-  /** The share a request's body is read into: only a request with a body is asked to show who it is. */
+  const { issuer, functions, devTokenInDocs, bodyBudgets, tokenBackoff } = targets;
+  /** The share a request's body is read into: only a request with a body is asked who it is. */
   const budgetFor = async (req: IncomingMessage): Promise<BodyBudget> => {
     const { 'content-length': length, 'transfer-encoding': chunked } = req.headers;
     const empty = chunked === undefined && (length === undefined || Number(length) === 0);
@@ -120,22 +120,27 @@ export function routes(targets: {
     }
     const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
     if (method === 'POST' && path === issuerPaths.token) {
-      return tokenRoute(req, res, { ...targets, budgetFor, sourceIp });
+      const wait = tokenBackoff.retryAfterSeconds(sourceIp);
+      if (wait > 0) {
+        return refuse(res, oauthError(429, 'slow_down', { 'retry-after': String(wait) }));
+      }
+      const limits = { limit: tokenBodyMaxBytes, tooLarge: oauthError(413, 'invalid_request') };
+      return answerWithBody(req, res, await budgetFor(req), limits, async (body) => {
+        const answer = await issuer.tokenEndpoint({
+          contentType: req.headers['content-type'],
+          authorization: req.headers.authorization,
+          body: body.toString('utf8'),
+        });
+        if (answer.statusCode === 401) tokenBackoff.failed(sourceIp);
+        return answer;
+      });
     }
     const route = matchRoute(method, path);
     const fn = route && functions.get(route.operation.name as OperationName);
     // HTTP API answers an unmatched route, a wrong method included, before it reads the body
     // (docs/decisions/0095-unmatched-route-is-404.md).
     if (route === undefined || fn === undefined) return writeResponse(res, gatewayError(404));
-
-    const budget = await budgetFor(req);
-    const body = await readBody(req, { budget });
-    if (typeof body === 'number') {
-      res.setHeader('connection', 'close');
-      if (body === 429) res.setHeader('retry-after', '1');
-      return writeResponse(res, gatewayError(body));
-    }
-    try {
+    return answerWithBody(req, res, await budgetFor(req), {}, async (body) => {
       const event = toEventV2(req, body, {
         requestId,
         routeKey: routeKey(route.operation),
@@ -144,56 +149,34 @@ export function routes(targets: {
         sourceIp,
       });
       // HTTP API answers a failed or timed-out invocation with a plain 500.
-      writeResponse(res, fromResultV2(await fn.invoke(event)));
-    } finally {
-      budget.free += body.length;
-    }
+      return fromResultV2(await fn.invoke(event));
+    });
   };
 }
 
 /**
- * `POST /oauth2/token`: a body past `tokenBodyMaxBytes` is refused before it is read or parsed,
- * and an address that keeps failing client authentication waits (`429 slow_down`, with
- * `Retry-After`) before its next try is even looked at. Refusals close the connection, since the
- * body is left unread.
+ * `answer`'s response to the whole body, read into `budget` and given back after; or, when the
+ * body is too large or the budget spent, `tooLarge` or a 429.
  */
-async function tokenRoute(
+async function answerWithBody(
   req: IncomingMessage,
   res: ServerResponse,
-  targets: {
-    issuer: DevIssuer;
-    tokenBackoff: FailureBackoff;
-    budgetFor: (req: IncomingMessage) => Promise<BodyBudget>;
-    sourceIp: string;
-  },
+  budget: BodyBudget,
+  { limit, tooLarge = gatewayError(413) }: { limit?: number; tooLarge?: GatewayResponse },
+  answer: (body: Buffer) => Promise<GatewayResponse>,
 ): Promise<void> {
-  const { issuer, tokenBackoff, budgetFor, sourceIp } = targets;
-  const refuse = (answer: GatewayResponse) => {
-    res.setHeader('connection', 'close');
-    writeResponse(res, answer);
-  };
-  if (Number(req.headers['content-length'] ?? 0) > tokenBodyMaxBytes) {
-    return refuse(oauthError(413, 'invalid_request'));
-  }
-  const wait = tokenBackoff.retryAfterSeconds(sourceIp);
-  // RFC 8628's `slow_down`: the registered OAuth error for a client that asks too often.
-  if (wait > 0) return refuse(oauthError(429, 'slow_down', { 'retry-after': String(wait) }));
-  const budget = await budgetFor(req);
-  const body = await readBody(req, { budget, limit: tokenBodyMaxBytes });
-  if (body === 413) return refuse(oauthError(413, 'invalid_request'));
-  if (body === 429) {
-    res.setHeader('retry-after', '1');
-    return refuse(gatewayError(429));
-  }
+  const body = await readBody(req, { budget, ...(limit !== undefined && { limit }) });
+  if (body === 413) return refuse(res, tooLarge);
+  if (body === 429) return refuse(res, gatewayError(429), { 'retry-after': '1' });
   try {
-    const answer = await issuer.tokenEndpoint({
-      contentType: req.headers['content-type'],
-      authorization: req.headers.authorization,
-      body: body.toString('utf8'),
-    });
-    if (answer.statusCode === 401) tokenBackoff.failed(sourceIp);
-    writeResponse(res, answer);
+    writeResponse(res, await answer(body));
   } finally {
     budget.free += body.length;
   }
+}
+
+/** A refusal whose body is left unread: the connection cannot carry another request. */
+function refuse(res: ServerResponse, answer: GatewayResponse, headers = {}): void {
+  res.setHeader('connection', 'close');
+  writeResponse(res, { ...answer, headers: { ...answer.headers, ...headers } });
 }

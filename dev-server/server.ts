@@ -13,7 +13,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
 import { type GatewayResponse, gatewayError, writeResponse } from './http-gateway.ts';
 
-/** Answers one request that this server has let in; `requestId` is also in `apigw-requestid`. */
+/** Answers one request this server let in; `requestId` is also its `apigw-requestid`. */
 export type RequestHandler = (
   req: IncomingMessage,
   res: ServerResponse,
@@ -37,19 +37,16 @@ const shutdownGraceMs = 5_000;
 
 /**
  * The HTTP listener: it listens at once and holds each request until `handler` is ready, as API
- * Gateway holds one through a cold start. It answers only a `Host` that names this server, so a
- * page on another name that resolves to loopback (DNS rebinding) gets 421, and logs one line per
- * request with the path only: a client may put `?access_token=…` in the query string. What Node
- * answers by itself (a request it cannot parse, headers too large, a request too slow, an
- * `Expect` it does not know) gets the gateway's `{"message": …}` body too. At most
- * `maxConnections` connections are open at once; past it a new one is closed as it arrives.
+ * Gateway holds one through a cold start. Only a `Host` that names this server is answered, so a
+ * page on another name that resolves to loopback (DNS rebinding) gets 421. The log line has the
+ * path only: a client may put `?access_token=…` in the query string. What Node answers by itself
+ * gets the gateway's `{"message": …}` body too.
  */
 export async function startServer(
   options: ServerOptions,
   handler: Promise<RequestHandler | undefined>,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const names = [...ownHostNames, bareHost(options.host)];
-  /** Requests let in and not yet answered, which close() lets finish on connections it ends. */
   const inFlight = new Set<ServerResponse>();
   let closing = false;
   const server = createServer(
@@ -69,8 +66,7 @@ export async function startServer(
       // Shaped like API Gateway's request ids, e.g. `JKJaXmPLvHcESHA=`.
       const requestId = randomBytes(11).toString('base64');
       res.setHeader('apigw-requestid', requestId);
-      // Once shutdown has begun, a request already under way is answered and its connection
-      // closed, so that no client sends another on it.
+      // Once shutdown has begun, no client sends another request on this connection.
       if (closing) res.setHeader('connection', 'close');
       const host = toOriginForm(req);
       // Also the address the request came to, so that HOST=0.0.0.0 answers at this machine's IPs;
@@ -82,9 +78,7 @@ export async function startServer(
       }
       inFlight.add(res);
       res.on('close', () => inFlight.delete(res));
-      // The wait for the handler (only a request during warm-up really waits) has a bound that is
-      // unref'd, so it never holds the process open, and cancelled once the race is decided, so
-      // that no request leaves a timer behind.
+      // The bound on the wait for the handler is unref'd and cancelled, so no request leaves a timer.
       const bound = new AbortController();
       Promise.race([
         handler,
@@ -114,7 +108,6 @@ export async function startServer(
   const url = baseUrl(options.host, (server.address() as AddressInfo).port);
   const close = () => {
     closing = true;
-    // The answers still to come end their connections, so no client sends another request.
     for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
     return closeServer(server);
   };
@@ -122,10 +115,9 @@ export async function startServer(
 }
 
 /**
- * RFC 9112 3.2.2: a request may name its target in absolute form (`POST http://host/plants`), and
- * then its authority, not the `Host` header, names the host. The request is rewritten to origin
- * form with that authority as its `Host`, so the route, the host check and the event see one
- * request whichever form it came in. Returns the host the request names.
+ * RFC 9112 3.2.2: in absolute form (`POST http://host/plants`) the target's authority, not the
+ * `Host` header, names the host. The request is rewritten to origin form with that authority as
+ * its `Host`, so the route, the host check and the event see one request. Returns the host.
  */
 function toOriginForm(req: IncomingMessage): string | undefined {
   const absolute = /^http:\/\/([^/?#]*)([^#]*)/i.exec(req.url ?? '');
@@ -140,19 +132,17 @@ function toOriginForm(req: IncomingMessage): string | undefined {
 }
 
 /**
- * Node's own answers, to a request it could not read whole, in the gateway's shape: 431 for
- * headers too large, 408 for a request too slow, 413 for chunk extensions too large, else 400.
- * As Node's default, it writes only when no answer has begun on the connection, then closes it.
+ * Node's own answers to a request it could not read whole, in the gateway's shape. As Node's
+ * default, it writes only when no answer has begun on the connection, then closes it.
  */
+const clientErrorStatus: Readonly<Record<string, 408 | 413 | 431>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+};
+
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const status =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? 431
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? 408
-        : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-          ? 413
-          : 400;
+  const status = clientErrorStatus[error.code ?? ''] ?? 400;
   // The field Node's default handler reads to know whether an answer has begun on the socket.
   const answering = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && !answering?.headersSent) {
