@@ -42,10 +42,7 @@ export class DataDirUntrustedError extends Error {
   }
 }
 
-/**
- * The data directory and the three it holds, each checked as `ensurePrivateDir` checks one. The
- * data directory itself may be a link you made to elsewhere; the directories inside it may not.
- */
+/** The data directory (which may be a link you made) and the three it holds (which may not). */
 export async function ensureDataDir(dataDir: string): Promise<void> {
   await ensurePrivateDir(dataDir);
   for (const sub of ['issuer', 'dynamodb', 'lock']) {
@@ -54,11 +51,9 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
 }
 
 /**
- * Creates the data directory and takes it for this process. LevelDB allows one opener per
- * directory, and a second dynalite on it fails with an uncaught error on its first request, so the
- * server takes LevelDB's own lock on `lock/` first. The kernel holds that lock for the life of the
- * process and drops it when the process dies: there is no stale lock to take over, and two servers
- * started at the same moment cannot both get it.
+ * Creates the data directory and takes it for this process: a second dynalite on it would fail on
+ * its first request, so the server first takes LevelDB's own lock on `lock/`, which the kernel
+ * drops when the process dies. No stale lock to take over; no two servers both get it.
  */
 export async function lockDataDir(dir: string): Promise<{ release(): Promise<void> }> {
   await ensureDataDir(dir);
@@ -75,13 +70,10 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
   return { release: () => lock.close() };
 }
 
-/** This user's id; `undefined` where there are none (Windows), and then nothing is checked. */
+/** This user's id; `undefined` on Windows, where nothing is checked. */
 const ownUid = (): number | undefined => process.getuid?.();
 
-/**
- * Creates `dir` (mode 0700) when absent, and checks that it is yours and only you can write to it.
- * With `followLink`, a link is judged by where it leads; without, a link is refused.
- */
+/** Creates `dir` (mode 0700) if absent; refuses it unless it is yours and only you can write it. */
 export async function ensurePrivateDir(
   dir: string,
   uid = ownUid(),
@@ -99,9 +91,8 @@ export async function ensurePrivateDir(
 }
 
 /**
- * A file's text, read only when it is a regular file of yours that no one else can read or write
- * (mode 600), and without following a symlink; `undefined` when it is absent. Opened non-blocking,
- * so that a FIFO or a device at that name is refused instead of waiting forever for a writer.
+ * A file's text if it is a regular file of yours of mode 600, not through a symlink; `undefined`
+ * when absent. Opened non-blocking, so that a FIFO there is refused rather than waited on.
  */
 export async function readPrivateFile(file: string, uid = ownUid()): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
@@ -126,8 +117,8 @@ export async function readPrivateFile(file: string, uid = ownUid()): Promise<str
 
 /**
  * Writes a file of mode 600 whole or not at all: written aside, then renamed into place, or with
- * `keepExisting` linked into place, so that a file someone else created first is kept. Neither
- * follows a symlink at `file`: a rename replaces the link itself, and a link refuses it.
+ * `keepExisting` linked, so that a file another process created first is kept. Neither follows a
+ * symlink at `file`.
  */
 export async function writePrivateFile(
   file: string,
@@ -136,7 +127,6 @@ export async function writePrivateFile(
 ): Promise<void> {
   const aside = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    // Inside the try: a write that fails half-way (disk full) must not leave the side file behind.
     await writeFile(aside, text, { flag: 'wx', mode: 0o600 });
     if (!options.keepExisting) await rename(aside, file);
     else {
@@ -149,7 +139,7 @@ export async function writePrivateFile(
   }
 }
 
-/** Refuses `path` unless it is `uid`'s and has none of the mode `bits` (`why` says which they are). */
+/** Refuses `path` unless it is `uid`'s and has none of the mode `bits` (`why` names them). */
 function checkOwner(
   path: string,
   stats: Stats,

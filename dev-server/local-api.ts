@@ -20,10 +20,7 @@ export const localTableName = 'plants';
 
 /** What keeps one local server small and responsive under many clients; tests lower them. */
 export const defaultLimits = {
-  /**
-   * Request bodies held in memory at once, across requests with a token the issuer signed or its
-   * client's credentials; past it such a request gets 429.
-   */
+  /** Bodies held in memory at once of requests the issuer vouches for; past it, 429. */
   bodyBytesInFlight: 32 * 1024 * 1024,
   /** The same for all other requests together: room for one body of the gateway's 10 MB. */
   unvouchedBodyBytesInFlight: 16 * 1024 * 1024,
@@ -43,25 +40,19 @@ export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
   readonly dataDir?: string | undefined;
   /** @default local-client / local-secret */
   readonly client?: LocalConfig['client'];
-  /** One line per request, and the function's own log lines as it writes them; @default console.log */
+  /** One line per request, and the functions' own lines; @default console.log */
   readonly log?: (line: string) => void;
-  /**
-   * The module (a URL) that stands in for an operation's handler; tests name their fixtures here.
-   * @default each operation's real handler, functions/<name>/handler.ts
-   */
+  /** Test-only: a module (URL) in place of an operation's functions/<name>/handler.ts. */
   readonly handlers?: { readonly [name in OperationName]?: string };
   readonly limits?: Partial<LocalLimits>;
-  /**
-   * Delivers each new plant's event to `url` (docs/local-development.md#webhooks-locally);
-   * without a `secret`, one is generated and kept in the data directory.
-   */
+  /** Delivers each new plant's event to `url`; without a `secret`, one is generated and kept. */
   readonly webhook?:
     | (Omit<LocalWebhookOptions, 'secret'> & { readonly secret?: string | undefined })
     | undefined;
 }
 
 export interface LocalApi {
-  /** Base URL of the API, also the token issuer, e.g. `http://127.0.0.1:3000`. */
+  /** Base URL of the API, also the token issuer. */
   readonly url: string;
   /** Whether only this machine can reach it (every address HOST names is loopback). */
   readonly loopbackOnly: boolean;
@@ -74,9 +65,9 @@ export interface LocalApi {
 }
 
 /**
- * Starts the local stand-in for the AWS deployment, in order: the data directory's lock, the
- * issuer's key, dynalite for the table, the HTTP server (listening at once, holding requests), then
- * the unmodified handler, with the issuer (Cognito's stand-in) at the server's own URL.
+ * Starts, in order: the data directory's lock, the issuer's key, dynalite for the table, the
+ * webhook, the HTTP server (listening at once, holding requests), then the unmodified handlers,
+ * with the issuer (Cognito's stand-in) at the server's own URL.
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const { host, port, dataDir, log = console.log } = options;
@@ -84,8 +75,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   const loopbackOnly = await isLoopback(host);
   refuseWeakSecret(host, loopbackOnly, client.secret);
   const limits = { ...defaultLimits, ...options.limits };
-  // Undone in reverse: the server drains its requests in flight first, then the functions stop,
-  // then the store closes (flushing LevelDB), then the data directory is unlocked.
+  // Undone in reverse: the server drains, the functions stop, the store flushes, the lock goes.
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) await stop();
@@ -121,34 +111,30 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const issuer = new DevIssuer({ issuer: server.url, key, client });
     if (dataDir !== undefined) await recordIssuer(dataDir, server.url);
 
-    // One worker per operation, as each operation is a function of its own on AWS: its own
-    // module graph, scope and configuration (docs/decisions/0096-one-worker-per-operation.md).
+    // One worker per operation, as each is a function of its own on AWS
+    // (docs/decisions/0096-one-worker-per-operation.md).
+    const functions = new Map<OperationName, LocalFunction>();
     const started = await Promise.allSettled(
-      operations.map((operation) =>
-        startFunction(
+      operations.map(async ({ name, scope }) => {
+        const fn = await startFunction(
           {
             handlerUrl:
-              options.handlers?.[operation.name] ??
-              new URL(`../functions/${operation.name}/handler.ts`, import.meta.url).href,
-            functionName: operation.name,
+              options.handlers?.[name] ??
+              new URL(`../functions/${name}/handler.ts`, import.meta.url).href,
+            functionName: name,
             tableName: localTableName,
             issuer: server.url,
             audience: client.id,
-            scope: operation.scope,
+            scope,
             dynamodbEndpoint: dynamodb.endpoint,
           },
           log,
-        ),
-      ),
+        );
+        functions.set(name, fn);
+        // After the server has drained, before the store closes.
+        stops.splice(-1, 0, () => fn.stop());
+      }),
     );
-    const functions = new Map<OperationName, LocalFunction>();
-    for (const [index, result] of started.entries()) {
-      const operation = operations[index];
-      if (result.status !== 'fulfilled' || operation === undefined) continue;
-      functions.set(operation.name, result.value);
-      // The functions stop after the server has drained and before the store closes.
-      stops.splice(-1, 0, () => result.value.stop());
-    }
     const failed = started.find((result) => result.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
     const bodyBudgets = {
@@ -156,8 +142,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       unvouched: { free: limits.unvouchedBodyBytesInFlight },
     };
     const tokenBackoff = new FailureBackoff(limits.tokenFailures);
-    const devTokenInDocs = loopbackOnly;
-    handler.resolve(routes({ issuer, functions, devTokenInDocs, bodyBudgets, tokenBackoff }));
+    // Only where other machines cannot reach the server may /docs hold a fresh token.
+    handler.resolve(
+      routes({ issuer, functions, devTokenInDocs: loopbackOnly, bodyBudgets, tokenBackoff }),
+    );
 
     let closing: Promise<void> | undefined;
     const close = () => (closing ??= stopAll());

@@ -18,23 +18,18 @@ export class StoreDamagedError extends Error {
 const ownedByTheOpener = new Set(['LOCK', 'LOG', 'LOG.old']);
 
 /**
- * Refuses a store LevelDB cannot read completely, before anything opens it for real. LevelDB
- * opens a store whose write-ahead log fails its checksums: it keeps what it can read, drops the
- * rest, writes what it kept to a table and deletes the log, and only its LOG file says so
- * (classic-level does not expose the paranoid checks that would fail the open instead). So the
- * store is first opened as a trial copy made of hard links, no bytes copied: LevelDB never
- * writes into a file it did not create in that open, and deleting or renaming a link in the
- * copy leaves the store's own names alone. The copy's LOG then tells whether anything was
- * dropped; a CURRENT or MANIFEST it cannot read fails the trial open itself. Tables are read only
- * when a request needs them, so a damaged table is not found here.
+ * Refuses a store LevelDB cannot read completely, before anything opens it for real. LevelDB opens
+ * a store whose write-ahead log fails its checksums by dropping what it cannot read, and only its
+ * LOG file says so (classic-level has no paranoid checks). So a trial copy made of hard links is
+ * opened first: LevelDB never writes into a file it did not create in that open, and its LOG tells
+ * whether anything was dropped. A damaged table is found only when a request reads it.
  */
 export async function checkStore(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  // A store not created yet: LevelDB starts an empty one.
   if (!names.includes('CURRENT')) return;
   const parent = dirname(dir);
   const prefix = `${basename(dir)}-check-`;
-  // A trial left by a process killed during its check; the caller holds the data directory.
+  // A trial left by a process killed during its check.
   for (const name of await readdir(parent)) {
     if (name.startsWith(prefix)) await rm(join(parent, name), { recursive: true, force: true });
   }
@@ -53,7 +48,6 @@ export async function checkStore(dir: string): Promise<void> {
 
 /** What LevelDB could not read in `dir`, from its open error or its LOG; undefined for nothing. */
 async function trialOpen(dir: string): Promise<string | undefined> {
-  // Loaded here: only a store that already exists is checked.
   const { ClassicLevel } = await import('classic-level');
   const db = new ClassicLevel(dir, { createIfMissing: false });
   try {
@@ -67,6 +61,5 @@ async function trialOpen(dir: string): Promise<string | undefined> {
   // e.g. `(ignoring error) …/000003.log: dropping 23278 bytes; Corruption: checksum mismatch`
   const dropped = log.split('\n').filter((line) => /Corruption|dropping \d+ bytes/.test(line));
   if (dropped.length === 0) return undefined;
-  // Each line without its time, thread and LevelDB's `(ignoring error)`.
   return dropped.map((line) => line.replace(/^\S+ \S+ (\(ignoring error\) )?/, '')).join('; ');
 }
