@@ -97,8 +97,11 @@ function docsPage(
     : `<link rel="stylesheet" href="${docsPaths.assets}swagger-ui.css">\n` +
       `<link rel="icon" type="image/png" href="${docsPaths.assets}favicon-32x32.png">`;
   // Without the source-map comment (a static host would answer the devtools' request with a 404).
+  const inlined = inline?.script
+    .replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n')
+    .replaceAll('</script', '<\\/script');
   const script = inline
-    ? `<script>\n${inline.script.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n').replaceAll('</script', '<\\/script')}\n</script>`
+    ? `<script>\n${inlined}\n</script>`
     : `<script src="${docsPaths.assets}swagger-ui-bundle.js"></script>`;
   const note =
     devToken === undefined

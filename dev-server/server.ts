@@ -78,7 +78,7 @@ export async function startServer(
       }
       inFlight.add(res);
       res.on('close', () => inFlight.delete(res));
-      // The bound on the wait for the handler is unref'd and cancelled, so no request leaves a timer.
+      // The wait's bound is unref'd and cancelled, so that no request leaves a timer.
       const bound = new AbortController();
       Promise.race([
         handler,

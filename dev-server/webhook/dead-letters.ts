@@ -10,26 +10,21 @@ export const deadLetterFile = (dataDir: string) => join(dataDir, 'webhook', 'dea
 /** Lines moved here are sent to the queue again when `npm start` next starts: the redrive. */
 export const redriveFile = (dataDir: string) => join(dataDir, 'webhook', 'redrive.jsonl');
 
-export interface DeadLetters {
-  /** `deadLetterFile`, or `undefined` in memory, where the log alone has them. */
-  readonly file: string | undefined;
-  /** The queue's `deadLetter`: appends them to the file, and says so in the log. */
-  add(messages: readonly ReceivedMessage[]): Promise<void>;
-  /** The bodies dead-lettered since the start, oldest first. */
-  bodies(): string[];
-}
-
 /**
- * The dead-letter queue as a developer reads it: a file in the data directory, each line the stream
- * record that the AWS dead-letter queue would hold as a message body, plus one log line each. It
- * outlives `npm start`, as the plants do; in memory, the log line carries the record itself.
+ * The dead-letter queue as a developer reads it: a file in the data directory (`file`), each line
+ * the stream record the AWS dead-letter queue would hold as a message body, and a log line each;
+ * in memory, the log line carries the record itself. `add` is the queue's `deadLetter`.
  */
 export async function openDeadLetters(
   dataDir: string | undefined,
   log: (line: string) => void,
-): Promise<DeadLetters> {
+): Promise<{
+  readonly file: string | undefined;
+  add(messages: readonly ReceivedMessage[]): Promise<void>;
+  bodies(): string[];
+}> {
   const file = dataDir === undefined ? undefined : deadLetterFile(dataDir);
-  // As for the other directories in it: the data directory may be a link, this one may not.
+  // The data directory may be a link, the directories in it may not.
   if (dataDir !== undefined) {
     await ensurePrivateDir(join(dataDir, 'webhook'), undefined, { followLink: false });
   }
@@ -58,9 +53,8 @@ export async function openDeadLetters(
 }
 
 /**
- * Sends the lines of `redriveFile` to the queue as new messages, then deletes the file: each is
- * delivered again on the whole schedule, under its `webhook-id`. A stop between the two sends them
- * again at the next start: at least once, as the AWS redrive is.
+ * Sends the lines of `redriveFile` to the queue as new messages, then deletes the file: a stop
+ * between the two sends them again at the next start, at least once as the AWS redrive is.
  */
 export async function redrive(
   dataDir: string | undefined,

@@ -79,7 +79,7 @@ export class LocalQueue {
     return queue;
   }
 
-  /** Adds messages, committed in one atomic batch with `alongside` (writes of the same database). */
+  /** Adds messages, in one atomic write with `alongside` (writes of the same database). */
   async send(bodies: readonly string[], alongside: readonly LevelOperation[] = []): Promise<void> {
     const now = Date.now();
     const added = bodies.map(

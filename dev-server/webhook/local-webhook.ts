@@ -11,22 +11,20 @@ import { startEventSourceMapping } from './event-source-mapping.ts';
 import { LocalQueue } from './local-queue.ts';
 import { attachTableStream } from './table-stream.ts';
 
-/** What `npm start` delivers, and the test-only knobs that make the retry schedule quick. */
+/** `PLANTS_WEBHOOK_URL`, the `whsec_` secret, and test-only knobs for a quick schedule. */
 export interface LocalWebhookOptions {
-  /** `PLANTS_WEBHOOK_URL`: every event is POSTed here. */
   readonly url: string;
-  /** The signing secret, `whsec_…`. */
   readonly secret: string;
-  /** Test-only: see `QueueSettings.timeScale` in local-queue.ts. @default 1 */
+  /** See `QueueSettings.timeScale`. @default 1 */
   readonly timeScale?: number;
-  /** Test-only: the queue's `maxReceiveCount`. @default the deliverer's `maxAttempts` */
+  /** @default the deliverer's `maxAttempts` */
   readonly maxReceiveCount?: number;
 }
 
 export interface LocalWebhook {
   /** Where each dead letter is appended; `undefined` in memory, where the log has them. */
   readonly deadLetterFile: string | undefined;
-  /** The dead letters' bodies (stream records) since the start, oldest first. */
+  /** The dead letters' bodies since the start, oldest first. */
   deadLetters(): string[];
   /** Stream records not yet moved, and messages not yet deleted: both 0 once all is delivered. */
   backlog(): Promise<{ readonly records: number; readonly messages: number }>;
@@ -35,12 +33,10 @@ export interface LocalWebhook {
 
 /**
  * The new-plant webhook on this machine (docs/local-development.md#webhooks-locally): the table's
- * stream -> the pipe with the stack's filter -> a queue -> the event source mapping -> the
- * deliverer's own `makeHandler`, one instance per batch running, each with the receiver transport
- * the Lambda handler has. Only the deliverer's ports differ from AWS: it holds an event back on the
- * local queue, and signs with the secret `npm start` was given
- * (docs/decisions/0150-local-webhook-transport.md). The stream and the queue are kept in the
- * table's LevelDB, so they survive a restart as the table does; dead letters are a file beside it.
+ * stream -> the pipe -> a queue -> the event source mapping -> the deliverer's own `makeHandler`,
+ * with the Lambda handler's receiver transport. Only its ports differ from AWS: it holds an event
+ * back on the local queue, and signs with the secret `npm start` was given
+ * (docs/decisions/0150-local-webhook-transport.md).
  */
 export async function startLocalWebhook(options: {
   readonly level: LevelDatabase;

@@ -125,7 +125,7 @@ export async function attachTableStream(
   };
 
   const listeners = new Set<() => void>();
-  // After the commit, and only then: a write that failed left the table and the stream as they were.
+  // After the commit only: a write that failed left the table and the stream as they were.
   const committed = (operations: LevelOperation[]) => {
     let recorded = false;
     for (const op of operations) {

@@ -3,10 +3,7 @@ import { join } from 'node:path';
 import { signingKeyOf } from '../../functions/deliver-webhook/signature.ts';
 import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../data-dir.ts';
 
-/**
- * Why `PLANTS_WEBHOOK_URL` cannot be delivered to, or `undefined`: it must be an absolute http or
- * https URL (on AWS the stack takes https only; here a receiver on this machine is plain http).
- */
+/** Why `PLANTS_WEBHOOK_URL` is no absolute http(s) URL (locally, http is fine), or `undefined`. */
 export function webhookUrlProblem(url: string): string | undefined {
   if (!URL.canParse(url)) return `is not a URL: "${url}"`;
   const { protocol, hostname } = new URL(url);
@@ -17,10 +14,7 @@ export function webhookUrlProblem(url: string): string | undefined {
   return undefined;
 }
 
-/**
- * Why a signing secret is not a Standard Webhooks secret, or `undefined`: `whsec_` and the base64
- * of a 24 to 64-byte key, as the deliverer reads it.
- */
+/** Why a secret is not one the deliverer reads (`whsec_`, a base64 key), or `undefined`. */
 export function webhookSecretProblem(secret: string): string | undefined {
   if (!secret.startsWith('whsec_')) return 'must start with whsec_ (Standard Webhooks form)';
   try {
@@ -37,15 +31,15 @@ export const generateWebhookSecret = () => `whsec_${randomBytes(32).toString('ba
 export const webhookSecretFile = (dataDir: string) => join(dataDir, 'webhook', 'secret');
 
 /**
- * The secret `npm start` signs with when `PLANTS_WEBHOOK_SECRET` is unset: generated once and kept
- * in the data directory (mode 600), so that a receiver keeps verifying across restarts and
- * `npm run webhook:listen` finds it; in memory only, a new one per start.
+ * The secret when `PLANTS_WEBHOOK_SECRET` is unset: generated once and kept in the data directory
+ * (mode 600), so that a receiver keeps verifying across restarts and `npm run webhook:listen`
+ * finds it; in memory, a new one per start.
  */
 export async function loadOrCreateWebhookSecret(dataDir: string | undefined): Promise<string> {
   if (dataDir === undefined) return generateWebhookSecret();
   const file = webhookSecretFile(dataDir);
   await ensurePrivateDir(dataDir);
-  // As for the directories `ensureDataDir` checks: the data directory may be a link, not these.
+  // The data directory may be a link, the directories in it may not.
   await ensurePrivateDir(join(dataDir, 'webhook'), undefined, { followLink: false });
   let stored = await readPrivateFile(file);
   if (stored === undefined) {
