@@ -7,9 +7,9 @@ import { webhookSecretProblem, webhookUrlProblem } from './webhook/webhook-secre
 export interface LocalConfig {
   readonly host: string;
   readonly port: number;
-  /** Absolute directory for the store and the signing key; `undefined` keeps both in memory. */
+  /** Absolute directory for the store and the keys; `undefined` (`memory`) keeps all in memory. */
   readonly dataDir: string | undefined;
-  /** The one OAuth 2.0 client the local issuer knows, like the app client of the Cognito user pool. */
+  /** The one OAuth 2.0 client the local issuer knows, as the Cognito user pool's app client. */
   readonly client: { readonly id: string; readonly secret: string };
   /** Where new plants' events go, and the secret they are signed with (generated when absent). */
   readonly webhook: { readonly url: string; readonly secret: string | undefined } | undefined;
@@ -38,7 +38,6 @@ export function loadLocalConfig(
   return {
     host: nonEmpty(env, 'HOST') ?? defaults.host,
     port: readPort(env),
-    // `memory` keeps the table and the signing key in memory instead of on disk.
     dataDir: dataDir === 'memory' ? undefined : resolve(cwd, dataDir),
     client: {
       id: readClientCredential(env, 'PLANTS_CLIENT_ID') ?? defaults.clientId,
@@ -54,17 +53,16 @@ export function baseUrl(host: string, port: number): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
-/** A host name or address without the brackets an IPv6 address may be written in: `[::1]` -> `::1`. */
+/** A host without the brackets an IPv6 address may be written in: `[::1]` -> `::1`. */
 export function bareHost(host: string): string {
   return host.replace(/^\[(.*)\]$/, '$1');
 }
 
-/** The addresses only this machine can reach: 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6. */
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6. */
 const loopbackAddresses = new BlockList();
 loopbackAddresses.addSubnet('127.0.0.0', 8, 'ipv4');
 loopbackAddresses.addAddress('::1', 'ipv6');
 
-/** Whether an IP address is one only this machine can reach; a name is not an address. */
 function isLoopbackAddress(address: string): boolean {
   const bare = bareHost(address);
   const family = isIP(bare);
@@ -73,8 +71,7 @@ function isLoopbackAddress(address: string): boolean {
 
 /**
  * Whether only this machine can reach a server listening at `host`: every address it names is a
- * loopback address. A name (`localhost`, and `127.1`, which is not an address as written) is
- * resolved as `listen` resolves it, so that a hosts file that points it elsewhere counts.
+ * loopback address. A name (`localhost`, `127.1`) is resolved as `listen` resolves it.
  */
 export async function isLoopback(host: string): Promise<boolean> {
   const bare = bareHost(host);
@@ -88,11 +85,7 @@ export async function isLoopback(host: string): Promise<boolean> {
 /** The least a client secret must have where other machines can reach the token endpoint. */
 export const minExposedSecretLength = 32;
 
-/**
- * Refuses a client secret someone on the network could guess, when other machines can reach the
- * token endpoint (`loopback` false): the published default, or one shorter than
- * `minExposedSecretLength`. The message says how to make a strong one.
- */
+/** Where other machines can reach the token endpoint, refuses a secret they could guess. */
 export function refuseWeakSecret(host: string, loopback: boolean, secret: string): void {
   if (loopback) return;
   const why =

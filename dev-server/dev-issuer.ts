@@ -5,11 +5,7 @@ import type { LocalConfig } from './config.ts';
 import { type GatewayResponse, jsonResponse } from './http-gateway.ts';
 import { type SigningKey, signingAlgorithm } from './issuer-files.ts';
 
-/**
- * The resource server's scopes, as the Cognito user pool defines them: every scope an operation
- * requires (functions/operations.ts). The client may be granted all of them, and a token carries
- * all of them unless the request names fewer.
- */
+/** The resource server's scopes, as the user pool defines them: every operation's scope. */
 export const apiScopes: readonly string[] = [
   ...new Set(operations.map(({ scope }) => scope)),
 ].sort();
@@ -24,7 +20,7 @@ export const issuerPaths = { token: '/oauth2/token', jwks: '/.well-known/jwks.js
  * `token_use: access`, `scope`).
  */
 export class DevIssuer {
-  /** The URL the tokens name in `iss`, and where the JWKS is served: the local API's base URL. */
+  /** The local API's base URL: the tokens' `iss`, and where the JWKS is served. */
   readonly issuer: string;
   readonly #key: SigningKey;
   readonly #client: LocalConfig['client'];
@@ -53,10 +49,8 @@ export class DevIssuer {
   }
 
   /**
-   * Whether a request is vouched for before its body is read: its `Authorization` header holds a
-   * token this issuer signed and that has not expired, or this client's own credentials (HTTP
-   * Basic, as the token endpoint takes them). Whether the token is good for the operation is the
-   * function's to decide; this only tells a caller who was given credentials from anyone else.
+   * Whether `Authorization` holds an unexpired token this issuer signed, or this client's
+   * credentials (HTTP Basic): a caller who was given credentials, not that the operation allows it.
    */
   async vouchesFor(authorization: string | undefined): Promise<boolean> {
     const bearer = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];

@@ -5,11 +5,7 @@ declare module 'dynalite' {
   export default function dynalite(options?: { path?: string; createTableMs?: number }): Server;
 }
 
-/**
- * dynalite's store module, which `dynalite()` calls to open its LevelDB (`level` 10, an
- * abstract-level 3 database: classic-level on disk, memory-level in memory). Only what the table
- * stream stand-in uses (dev-server/webhook/table-stream.ts).
- */
+/** dynalite's store module and its LevelDB (`level` 10: classic-level, or memory-level). */
 declare module 'dynalite/db/index.js' {
   /** A write's condition against the item it would replace: undefined or null when it holds. */
   export type CheckConditional = (
@@ -17,34 +13,26 @@ declare module 'dynalite/db/index.js' {
     existingItem: Record<string, unknown> | undefined,
   ) => { statusCode?: number; body?: Record<string, unknown> } | null | undefined;
 
-  /** One write as abstract-level takes it; keys are strings here (utf8), values JSON. */
+  /** One write as abstract-level takes it; keys are strings here, values JSON. */
   export interface LevelOperation {
     readonly type: 'put' | 'del';
     readonly key: string;
     readonly value?: unknown;
-    readonly keyEncoding?: 'utf8';
-    readonly valueEncoding?: 'json';
     /** Set when the write came through a sublevel; the stand-ins use none. */
     readonly sublevel?: unknown;
   }
 
   export interface LevelDatabase {
-    readonly status: string;
     readonly hooks: {
       /** Synchronous; what `batch.add` adds commits in the same batch as `op`. */
-      readonly prewrite: {
-        add(fn: PrewriteHook): void;
-        delete(fn: PrewriteHook): void;
-      };
+      readonly prewrite: { add(fn: PrewriteHook): void; delete(fn: PrewriteHook): void };
     };
     open(): Promise<void>;
-    /** dynalite wraps it; called without a callback it returns the write's promise. */
     batch(operations: LevelOperation[]): Promise<void>;
     get(key: string): Promise<unknown>;
     /** An iterator of the keys; its class is abstract-level's, shared by every sublevel. */
     keys(): { close(): Promise<void> };
     iterator(options: {
-      gt?: string;
       gte?: string;
       lt?: string;
       limit?: number;
@@ -64,14 +52,11 @@ declare module 'dynalite/db/index.js' {
     readonly db: LevelDatabase;
   }
 
-  export function create(options: object): DynaliteStore;
-  /** DynamoDB's item size rules (attribute names and values), as dynalite applies its 400 KB limit. */
-  export function itemSize(item: object): number;
-
   const dynaliteDb: {
-    create: typeof create;
+    create(options: object): DynaliteStore;
     checkConditional: CheckConditional;
-    itemSize: typeof itemSize;
+    /** DynamoDB's item size rules, as dynalite applies its 400 KB limit. */
+    itemSize(item: object): number;
   };
   export default dynaliteDb;
 }
