@@ -9,7 +9,12 @@ import { parseArgs } from 'node:util';
 import { version as esbuildVersion } from 'esbuild';
 import { DevIssuer, issuerPaths } from '../dev-server/dev-issuer.ts';
 import { loadOrCreateSigningKey } from '../dev-server/issuer-files.ts';
-import { type OperationName, operationNamed, operations } from '../functions/operations.ts';
+import {
+  checksOf,
+  type OperationName,
+  operationNamed,
+  operations,
+} from '../functions/operations.ts';
 import {
   type BuiltBundle,
   buildBundles,
@@ -301,7 +306,7 @@ try {
   log(`warm: ${warmRequests} requests per bundle in ${warmRounds} interleaved rounds ...`);
   const perRound = Math.ceil(warmRequests / warmRounds);
   const create = operationNamed('create-plant');
-  const event = gatewayEvent(create, create.sample.request('0'), token);
+  const event = gatewayEvent(create, checksOf(create).sample.request('0'), token);
   const warmBundles = bundles.filter((bundle) => bundle.warm);
   const warm = new Map<string, WarmResult[]>(warmBundles.map((bundle) => [bundle.name, []]));
   let idBase = BigInt(Date.now()) * 1000n;

@@ -146,15 +146,6 @@ export class PlantStoreStack extends Stack {
       alarmEmail: props.alarmEmail,
     });
 
-    // Each operation's live alias, for the checks whose cases name it. Written from its function's
-    // ARN, not as a reference to the alias: a check that referred to another operation's alias
-    // would wait for that operation's whole traffic shift before its own could start.
-    const liveAliasArns = Object.fromEntries(
-      functions.map(({ operation, function: fn, alias }) => [
-        operation.name,
-        `${fn.functionArn}:${alias.aliasName}`,
-      ]),
-    );
     // Each function's release is checked, watched and rolled back on its own: its check runs
     // against the version this deploy publishes, before its alias moves to it.
     const releases = functions.map((fn) => ({
@@ -165,7 +156,7 @@ export class PlantStoreStack extends Stack {
       preTrafficHook: new PreTrafficCheck(fn, 'PreTrafficCheck', {
         operation: fn.operation,
         target: fn.alias.version,
-        liveAliasArns,
+        table,
         tokenSource: auth,
       }).function,
     }));

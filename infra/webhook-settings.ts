@@ -1,3 +1,4 @@
+import { checkPlantTag } from '../functions/checks/check.ts';
 import { deliveryDeadlineMs } from '../functions/deliver-webhook/delivery-policy.ts';
 
 /**
@@ -7,13 +8,8 @@ import { deliveryDeadlineMs } from '../functions/deliver-webhook/delivery-policy
  */
 const functionTimeoutSeconds = Math.ceil(deliveryDeadlineMs / 1000) * 2;
 
-/**
- * The tag of every plant the checks create (the pre-traffic hook, `npm run smoke`, `npm run
- * contract`): reserved for them, so that the pipe can leave their plants out and no subscriber
- * hears of test data (docs/decisions/0146-check-plants-not-delivered.md). The hook's declared
- * cases (functions/<name>/operation.ts, which import only types) spell it out.
- */
-export const checkPlantTag = 'plant-store-check';
+/** The checks' reserved tag, defined with their plant (functions/checks/check.ts). */
+export { checkPlantTag };
 
 export const webhookSettings = {
   /**

@@ -4,29 +4,32 @@
 // bodies and path and query parameters, valid and invalid as the spec itself judges them, with
 // requests without a token, with a bad token, with the wrong content type, too large, and to routes
 // the spec does not list; then a conflict on a plant the run stored, a list walk that follows each
-// next link to the last page while plants come and go, the walk's cursors changed, the run's plants
-// deleted and one re-created, each operation's sample (functions/<name>/operation.ts) about an id
-// no plant has, and each operation's pre-traffic core cases. Every answer must be documented for
-// its operation (status, headers, body) and be the status the spec gives that request. Prints the
-// statuses seen per operation; exit code 1 on any violation, naming the request and the answer.
-// Every plant it stores carries the checks' reserved tag, which the webhook never delivers, and is
-// deleted by the end of the run, whatever failed (docs/decisions/0146-check-plants-not-delivered.md).
+// next link to the last page while plants come and go, the walk's cursors changed, a plant deleted
+// and re-created, each operation's sample (functions/<name>/checks.ts) about an id no plant has,
+// and each operation's checks, run by the pre-traffic hook's runner. Every answer must be
+// documented for its operation (status, headers, body) and be the status the spec gives that
+// request. Prints the statuses seen per operation; exit code 1 on any violation, naming the
+// request and the answer. Every plant it stores carries the checks' reserved tag, which the webhook
+// never delivers, and is deleted by the end of the run through the checks' fixture, whatever failed
+// (docs/decisions/0146-check-plants-not-delivered.md).
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { exactJson, nextLinkTarget, parseExactJson } from '../clients/plant-store-client.ts';
-import { operation as deletePlant } from '../functions/delete-plant/operation.ts';
-import { operation as getPlant } from '../functions/get-plant/operation.ts';
+import { checkPlantTag } from '../functions/checks/check.ts';
 import {
+  type CheckFixture,
+  freshPlantId,
+  runChecks,
+  type Send,
+} from '../functions/checks/runner.ts';
+import {
+  checksOf,
   type Operation as DeclaredOperation,
   operations as declaredOperations,
+  operationNamed,
   routeKey,
 } from '../functions/operations.ts';
-import {
-  coreCasesOf,
-  freshPlantId,
-  runCoreCases,
-} from '../functions/pre-traffic-check/core-cases.ts';
-import { checkPlantTag } from '../infra/webhook-settings.ts';
+import { apiFixture, checkedBody, sampleHttpRequest, sendHttp } from './check-http.ts';
 import {
   type Answer,
   exactIntegerBounds,
@@ -36,7 +39,6 @@ import {
   type Parameter,
   type Route,
 } from './openapi-exchange.ts';
-import { checkedBody, sampleHttpRequest } from './sample-request.ts';
 
 /** One request of a run. */
 export interface SentRequest {
@@ -94,71 +96,10 @@ type Schema = { [keyword: string]: unknown };
 
 /** The routes this check knows by name beyond what the spec's schemas say. */
 const listRoute = { method: 'GET', path: '/plants' } as const;
-const createRoute = { method: 'POST', path: '/plants' } as const;
+const [createPlant, deletePlant] = [operationNamed('create-plant'), operationNamed('delete-plant')];
 /** A walk that has not ended after this many pages is a violation (a link that loops). */
 const maxWalkPages = 10_000;
-
-/**
- * Sends the generated cases, then the stateful steps (a conflict, the list walk and its cursors,
- * deleting the run's plants, every operation's sample), then every operation's pre-traffic core
- * cases (functions/pre-traffic-check/core-cases.ts, judged by their own rules as well), and checks
- * every answer against the spec. Last, even after a step threw, it deletes any plant the run may
- * have stored and not deleted (`plantLedger`, `deleteLeftovers`).
- */
-export async function runContract(options: ContractOptions): Promise<ContractResult> {
-  const spec = await loadOpenApiExchanges();
-  const baseUrl = options.url.replace(/\/+$/, '');
-  const statuses = new Map<string, Map<number, number>>();
-  const failures: ContractFailure[] = [];
-  let requests = 0;
-
-  /** Counts the answer's status for its operation; a failure if the spec or `problems` object. */
-  const record = (request: SentRequest, answer: Answer, problems: readonly string[]) => {
-    const route: Route = { method: request.method, path: request.path };
-    const operation = spec.operationOf(route);
-    const row =
-      operation === undefined
-        ? `no route (${route.method} ${route.path})`
-        : `${operation.name} (${route.method} ${operation.template})`;
-    const seen = statuses.get(row) ?? new Map<number, number>();
-    seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
-    statuses.set(row, seen);
-    const violations = [...spec.checkAnswer(route, answer), ...problems];
-    if (violations.length > 0) failures.push({ request, answer, violations });
-  };
-  const ledger = plantLedger();
-  const exchange = async (request: SentRequest): Promise<Answer | undefined> => {
-    requests += 1;
-    let answer: Answer | undefined;
-    try {
-      answer = await send(baseUrl, request, options.timeoutMs);
-    } catch (error) {
-      failures.push({ request, violations: [`no answer: ${describeError(error)}`] });
-    }
-    ledger.note(request, answer);
-    return answer;
-  };
-  /** Sends a case and records its answer, with a violation unless its status is expected. */
-  const run = async (contractCase: ContractCase): Promise<Answer | undefined> => {
-    const answer = await exchange(contractCase);
-    if (answer === undefined) return undefined;
-    const expected = contractCase.expect.includes(answer.status);
-    const why = `expected ${contractCase.expect.join(' or ')} (${contractCase.why})`;
-    record(contractCase, answer, expected ? [] : [why]);
-    return answer;
-  };
-
-  let walk: ContractResult['walk'];
-  try {
-    walk = await runChecks({ spec, options, run, exchange, record, failures });
-  } finally {
-    // On success and on failure alike: nothing the run stored stays behind.
-    if (options.token !== undefined) {
-      await deleteLeftovers(ledger.ids, { token: options.token, run, exchange, record });
-    }
-  }
-  return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
-}
+const acceptedBody = 'a body the spec accepts';
 
 /** What the steps of a run share: how to send a request, and how to judge and record its answer. */
 interface RunContext {
@@ -171,11 +112,88 @@ interface RunContext {
   /** Counts the answer's status for its operation; a failure if the spec or `problems` object. */
   readonly record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void;
   readonly failures: ContractFailure[];
+  /** The checks' fixture, through the API and recorded as the rest; only with a token. */
+  readonly fixture?: CheckFixture;
+}
+
+/**
+ * Sends the generated cases, then the stateful steps (a conflict, the list walk and its cursors, a
+ * plant deleted and created again, every operation's sample), then every operation's checks (run
+ * by functions/checks/runner.ts, which judges their answers by its own rules as well), and checks
+ * every answer against the spec. Last, even after a step threw, the fixture deletes each plant the
+ * run may have stored (`cleanUp`).
+ */
+export async function runContract(options: ContractOptions): Promise<ContractResult> {
+  const spec = await loadOpenApiExchanges();
+  const statuses = new Map<string, Map<number, number>>();
+  const failures: ContractFailure[] = [];
+  let requests = 0;
+  /** The ids of the creates sent with a token, and whether each answer says it stored the plant. */
+  const created = new Map<string, boolean>();
+
+  const record: RunContext['record'] = (request, answer, problems) => {
+    const route: Route = { method: request.method, path: request.path };
+    const operation = spec.operationOf(route);
+    const row =
+      operation === undefined
+        ? `no route (${route.method} ${route.path})`
+        : `${operation.name} (${route.method} ${operation.template})`;
+    const seen = statuses.get(row) ?? new Map<number, number>();
+    seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
+    statuses.set(row, seen);
+    const violations = [...spec.checkAnswer(route, answer), ...problems];
+    if (violations.length > 0) failures.push({ request, answer, violations });
+  };
+  const exchange: RunContext['exchange'] = async (request) => {
+    requests += 1;
+    const id = request.method === 'POST' ? idOfBody(request.body) : undefined;
+    try {
+      const answer = await sendHttp(options.url, request, options.timeoutMs);
+      if (id !== undefined && request.headers.authorization !== undefined) {
+        if (answer.status === 200) created.set(id, true);
+        else if (answer.status >= 500) created.set(id, created.get(id) ?? false);
+      }
+      return answer;
+    } catch (error) {
+      if (id !== undefined && request.headers.authorization !== undefined) {
+        created.set(id, created.get(id) ?? false);
+      }
+      failures.push({ request, violations: [`no answer: ${describeError(error)}`] });
+      return undefined;
+    }
+  };
+  const run: RunContext['run'] = async (contractCase) => {
+    const answer = await exchange(contractCase);
+    if (answer === undefined) return undefined;
+    const expected = contractCase.expect.includes(answer.status);
+    const why = `expected ${contractCase.expect.join(' or ')} (${contractCase.why})`;
+    record(contractCase, answer, expected ? [] : [why]);
+    return answer;
+  };
+  /** The fixture's own requests: recorded, and checked against the spec, as every other. */
+  const send: Send = async (request) => {
+    const sent = { name: "the check plant, kept by the checks' fixture", ...request };
+    const answer = await exchange(sent);
+    if (answer === undefined) throw new Error(`no answer to ${request.method} ${request.path}`);
+    record(sent, answer, []);
+    return answer;
+  };
+  const fixture = options.token === undefined ? undefined : apiFixture(send, options.token);
+  const context = { spec, options, run, exchange, record, failures, fixture };
+
+  let walk: ContractResult['walk'];
+  try {
+    walk = await runSteps(context);
+  } finally {
+    // On success and on failure alike: nothing the run stored stays behind.
+    if (fixture !== undefined) await cleanUp(created, fixture, context);
+  }
+  return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
 }
 
 /** The run's requests in order; the list walk's summary, when one was made. */
-async function runChecks(context: RunContext): Promise<ContractResult['walk']> {
-  const { spec, options, run, exchange, record, failures } = context;
+async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
+  const { spec, options, run, fixture } = context;
   /** The plants this run created (a 200 to a create it sent), by id. */
   const stored = new Map<string, { id: Json; name: Json; tag?: Json }>();
   const created: ContractCase[] = [];
@@ -193,95 +211,54 @@ async function runChecks(context: RunContext): Promise<ContractResult['walk']> {
 
   const [first] = created;
   let walk: ContractResult['walk'];
-  if (first !== undefined && options.token !== undefined) {
+  if (first !== undefined && fixture !== undefined) {
     const firstPlant = parseExact(first.body as string) as Record<string, Json>;
-    const other = (name: Json | undefined) =>
-      name === 'Contract check' ? 'Contract check 2' : 'Contract check';
+    const renamed = {
+      ...first,
+      body: exactJson({
+        ...firstPlant,
+        name: firstPlant.name === 'Contract check' ? 'Contract check 2' : 'Contract check',
+      }),
+    };
     // A plant stored under an id, sent again with another name, is the conflict the spec documents.
     await run({
-      ...first,
+      ...renamed,
       name: 'the id of a stored plant, with another name',
-      body: exactJson({ ...firstPlant, name: other(firstPlant.name) }),
       expect: [409],
       why: 'nothing stored is overwritten',
     });
 
-    const { next, ...summary } = await listWalk({
-      options,
-      stored,
-      run,
-      exchange,
-      record,
-      failures,
-    });
+    const { next, ...summary } = await listWalk(context, stored);
     walk = { ...summary, stored: stored.size };
     if (next !== undefined) {
       for (const cursorCase of cursorCases(next, options)) await run(cursorCase);
     }
 
-    // The run's own plants are deleted (the spec's success), the first twice (absent: the same
-    // answer), then created again under another name, which the delete has freed, and deleted.
-    const auth = { authorization: `Bearer ${options.token}` };
-    const remove = (id: string, name: string): ContractCase => ({
+    // The first plant deleted (the spec's success), then again (absent: the same answer), then
+    // created again under another name, which the delete has freed; the clean-up deletes it.
+    const remove = (name: string): ContractCase => ({
       name,
       method: 'DELETE',
-      path: `/plants/${encodeURIComponent(id)}`,
-      headers: auth,
+      path: `/plants/${firstPlant.id}`,
+      headers: { authorization: `Bearer ${options.token}` },
       expect: [204],
       why: 'deleting is idempotent: 204 whether or not the plant is there',
     });
-    for (const id of stored.keys()) await run(remove(id, 'a plant this run stored'));
-    const firstId = String(firstPlant.id);
-    await run(remove(firstId, 'a plant already deleted'));
+    await run(remove('a plant this run stored'));
+    await run(remove('a plant already deleted'));
     await run({
-      ...first,
+      ...renamed,
       name: 'the id of a deleted plant, with another name',
-      body: exactJson({ ...firstPlant, name: other(firstPlant.name) }),
       expect: [200],
       why: 'a delete frees the id for any plant',
     });
-    await run(remove(firstId, 'the plant created again'));
   }
 
   if (options.token !== undefined) {
     for (const sampleCase of sampleCases(options.token)) await run(sampleCase);
   }
-
-  for (const operation of declaredOperations) {
-    await runOperationCoreCases(operation, options.token, exchange, record);
-  }
+  for (const operation of declaredOperations) await runOperationChecks(operation, context);
   return walk;
-}
-
-/** Where a plant's id sits in a delete's path: delete-plant's route, up to its `{id}`. */
-const deletePathPrefix = deletePlant.path.slice(0, deletePlant.path.indexOf('{id}'));
-
-/**
- * The plants a run may have stored and not deleted, by id: each create sent with a token that was
- * answered 200 (`true`: stored), or not answered for certain (`false`: no answer, a 5xx), until a
- * delete of the id with a token answers 204. It reads every request the run sends, so that no
- * step need keep count.
- */
-function plantLedger(): {
-  readonly ids: ReadonlyMap<string, boolean>;
-  note(request: SentRequest, answer: Answer | undefined): void;
-} {
-  const ids = new Map<string, boolean>();
-  return {
-    ids,
-    note(request, answer) {
-      if (request.headers.authorization === undefined) return;
-      if (request.method === createRoute.method && request.path === createRoute.path) {
-        const id = idOfBody(request.body);
-        if (id === undefined) return;
-        if (answer?.status === 200) ids.set(id, true);
-        else if (answer === undefined || answer.status >= 500) ids.set(id, ids.get(id) ?? false);
-      } else if (request.method === 'DELETE' && request.path.startsWith(deletePathPrefix)) {
-        const id = request.path.slice(deletePathPrefix.length);
-        if (answer?.status === 204 && !/[/?]/.test(id)) ids.delete(decodeURIComponent(id));
-      }
-    },
-  };
 }
 
 /** The `id` of a JSON object body, as its exact decimal text. */
@@ -294,114 +271,109 @@ function idOfBody(body: string | Uint8Array | undefined): string | undefined {
 }
 
 /**
- * Deletes what a run may have left behind (`ids`, from `plantLedger`). A plant a create of the
- * run stored is deleted; one whose create got no certain answer is read first, and deleted only if
- * it holds a check's plant (its tag `checkPlantTag`), so that the run cannot delete a plant someone
- * else stored under that id.
+ * Deletes, through the fixture, every plant a create of the run stored (`true`), whether or not a
+ * later step deleted it already. A create that got no certain answer (none, or a 5xx: `false`)
+ * may or may not have stored its plant: that id is read first, and deleted only if it holds a
+ * check's plant (its tag `checkPlantTag`), so that the run cannot delete a plant someone else
+ * stored under it.
  */
-async function deleteLeftovers(
-  ids: ReadonlyMap<string, boolean>,
-  context: Pick<RunContext, 'run' | 'exchange' | 'record'> & { readonly token: string },
+async function cleanUp(
+  created: ReadonlyMap<string, boolean>,
+  fixture: CheckFixture,
+  { exchange, record, failures, options }: RunContext,
 ): Promise<void> {
-  const { token, run, exchange, record } = context;
-  for (const [id, stored] of [...ids]) {
-    if (!stored) {
-      const read = {
-        name: 'a plant this run may have stored, read',
-        ...sampleHttpRequest(getPlant, id, token),
+  for (const [id, stored] of created) {
+    try {
+      if (!stored) {
+        const read = {
+          name: 'a plant this run may have stored, read',
+          method: 'GET',
+          path: `/plants/${id}`,
+          headers: { authorization: `Bearer ${options.token}` },
+        };
+        const answer = await exchange(read);
+        if (answer === undefined) continue;
+        record(read, answer, []);
+        const plant = answer.status === 200 ? parseExact(answer.body) : undefined;
+        if ((plant as { tag?: Json } | undefined)?.tag !== checkPlantTag) continue;
+      }
+      await fixture.delete(id);
+    } catch (error) {
+      const request = {
+        name: 'the clean-up',
+        method: 'DELETE',
+        path: `/plants/${id}`,
+        headers: {},
       };
-      const answer = await exchange(read);
-      if (answer === undefined) continue;
-      record(read, answer, []);
-      const plant = answer.status === 200 ? parseExact(answer.body) : undefined;
-      if ((plant as { tag?: Json } | undefined)?.tag !== checkPlantTag) continue;
+      failures.push({ request, violations: [describeError(error)] });
     }
-    await run({
-      name: 'a plant this run left behind, deleted',
-      ...sampleHttpRequest(deletePlant, id, token),
-      expect: [204],
-      why: 'deleting is idempotent: 204 whether or not the plant is there',
-    });
   }
 }
 
-const acceptedBody = 'a body the spec accepts';
-
 /**
- * The operation's pre-traffic core cases (`coreCasesOf`), with an id of their own; they judge each
- * answer themselves after it is sent, so each is recorded, with what they found, once they have run.
+ * The operation's checks (`functions/<name>/checks.ts`), run by the checks' runner with an id of
+ * their own and the plant kept by the fixture; the runner judges each answer itself, so each is
+ * recorded, with what it found, once the run is over.
  */
-async function runOperationCoreCases(
+async function runOperationChecks(
   operation: DeclaredOperation,
-  token: string | undefined,
-  exchange: (request: SentRequest) => Promise<Answer | undefined>,
-  record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void,
+  context: RunContext,
 ): Promise<void> {
-  const core: { request: SentRequest; answer: Answer }[] = [];
-  const report = await runCoreCases(
-    async (request) => {
-      const sent = { name: 'core case', ...request };
-      const answer = await exchange(sent);
-      if (answer === undefined) throw new Error('no answer');
-      core.push({ request: sent, answer });
-      return answer;
-    },
-    {
-      id: freshPlantId(),
-      cases: coreCasesOf(operation),
-      ...(token === undefined ? {} : { token }),
-    },
-  ).catch(() => undefined);
-  for (const [index, result] of (report?.results ?? []).entries()) {
-    const sent = core[index];
-    if (sent !== undefined) {
-      record({ ...sent.request, name: `core case: ${result.name}` }, sent.answer, result.problems);
+  const { exchange, record, failures, fixture, options } = context;
+  const answered: { request: SentRequest; answer: Answer }[] = [];
+  const send: Send = async (request) => {
+    const sent = { name: 'check', ...request };
+    const answer = await exchange(sent);
+    if (answer === undefined) throw new Error(`no answer to ${request.method} ${request.path}`);
+    answered.push({ request: sent, answer });
+    return answer;
+  };
+  const report = await runChecks(operation, checksOf(operation), {
+    send,
+    ...(fixture === undefined ? {} : { fixture }),
+    id: freshPlantId(),
+    token: options.token,
+  });
+  for (const [index, { name, problems }] of report.results.entries()) {
+    const { request, answer } = answered[index] ?? {};
+    if (request !== undefined && answer !== undefined) {
+      record({ ...request, name: `check: ${name}` }, answer, problems);
     }
+  }
+  if ('error' in report) {
+    const { method, path } = operation;
+    const request = { name: `the checks of ${routeKey(operation)}`, method, path, headers: {} };
+    failures.push({ request, violations: [describeError(report.error)] });
   }
 }
 
 /**
- * Every operation's sample (its declaration's `sample`), each about a fresh id of its own that no
- * plant has, expecting the status the operation declares for it; then the delete of each of those
- * ids, as a sample may have stored a plant under it. In the order of the list, the deletes after.
+ * Every operation's sample (`sample` in its checks), each about a fresh id of its own that no
+ * plant has, expecting the status the operation declares for it. A plant a sample stores is the
+ * run's, and deleted by the clean-up with the rest.
  */
 export function sampleCases(token: string): ContractCase[] {
-  const ids = declaredOperations.map(() => freshPlantId());
-  const samples = declaredOperations.map(
-    (operation, index): ContractCase => ({
+  return declaredOperations.map(
+    (operation): ContractCase => ({
       name: `the sample of ${routeKey(operation)}, about an id no plant has`,
-      ...sampleHttpRequest(operation, ids[index] ?? '', token),
-      expect: [operation.sample.status],
+      ...sampleHttpRequest(operation, freshPlantId(), token),
+      expect: [checksOf(operation).sample.status],
       why: `the status ${operation.name} declares for its sample`,
     }),
   );
-  const deletes = ids.map(
-    (id): ContractCase => ({
-      name: 'the id of a sample, deleted',
-      ...sampleHttpRequest(deletePlant, id, token),
-      expect: [deletePlant.sample.status],
-      why: 'deleting is idempotent: 204 whether or not a sample stored a plant',
-    }),
-  );
-  return [...samples, ...deletes];
 }
 
 /**
  * Follows the list's next links from the first page (`limit` = `walkLimit`) to the last, creating
- * a fresh plant and deleting the one before it between pages. Each page must be a 200 whose next
- * link goes on with the same limit; the walk must end; no id may appear twice; and each plant the
- * run stored, present throughout, must appear exactly once, as stored. Returns the first next
- * link, for the cursor cases, and how far the walk went.
+ * a fresh plant and deleting the one before it between pages (the clean-up deletes the last). Each page must be
+ * a 200 whose next link goes on with the same limit; the walk must end; no id may appear twice;
+ * and each plant the run stored, present throughout, must appear exactly once, as stored. Returns
+ * the first next link, for the cursor cases, and how far the walk went.
  */
-async function listWalk(context: {
-  options: ContractOptions;
-  stored: ReadonlyMap<string, { id: Json; name: Json; tag?: Json }>;
-  run: (contractCase: ContractCase) => Promise<Answer | undefined>;
-  exchange: (request: SentRequest) => Promise<Answer | undefined>;
-  record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void;
-  failures: ContractFailure[];
-}): Promise<{ next: string | undefined; pages: number; plants: number }> {
-  const { options, stored, run, exchange, record, failures } = context;
+async function listWalk(
+  { options, run, exchange, record, failures }: RunContext,
+  stored: ReadonlyMap<string, { id: Json; name: Json; tag?: Json }>,
+): Promise<{ next: string | undefined; pages: number; plants: number }> {
   const auth = { authorization: `Bearer ${options.token}` };
   const start = `${listRoute.path}?limit=${options.walkLimit}`;
   const seen = new Map<string, Json[]>();
@@ -411,7 +383,12 @@ async function listWalk(context: {
   let target: string | undefined = start;
   let pages = 0;
   for (let page = 1; target !== undefined; page += 1) {
-    const request = { name: `list walk, page ${page}`, ...listRoute, path: target, headers: auth };
+    const request = {
+      name: `list walk, page ${page}`,
+      ...listRoute,
+      path: target,
+      headers: auth,
+    };
     const answer = await exchange(request);
     if (answer === undefined) break;
     pages = page;
@@ -450,18 +427,14 @@ async function listWalk(context: {
     const fresh = freshPlantId();
     await run({
       name: 'a plant created during the list walk',
-      ...createRoute,
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: `{"id":${fresh},"name":"Contract walk","tag":"${checkPlantTag}"}`,
+      ...sampleHttpRequest(createPlant, fresh, options.token),
       expect: [200],
       why: 'a fresh id',
     });
     if (churn !== undefined) {
       await run({
         name: 'a plant deleted during the list walk',
-        method: 'DELETE',
-        path: `/plants/${churn}`,
-        headers: auth,
+        ...sampleHttpRequest(deletePlant, churn, options.token),
         expect: [204],
         why: 'deleting is idempotent',
       });
@@ -469,17 +442,6 @@ async function listWalk(context: {
     churn = fresh;
     target = next;
   }
-  if (churn !== undefined) {
-    await run({
-      name: 'the last plant created during the list walk, deleted',
-      method: 'DELETE',
-      path: `/plants/${churn}`,
-      headers: auth,
-      expect: [204],
-      why: 'deleting is idempotent',
-    });
-  }
-
   const violations: string[] = [];
   for (const [id, plant] of stored) {
     const listed = seen.get(id) ?? [];
@@ -1212,25 +1174,6 @@ function brokenText(
 }
 
 // --- HTTP and the report -------------------------------------------------------------------------
-
-async function send(
-  baseUrl: string,
-  contractCase: SentRequest,
-  timeoutMs: number,
-): Promise<Answer> {
-  const response = await fetch(`${baseUrl}${contractCase.path}`, {
-    method: contractCase.method,
-    headers: contractCase.headers,
-    ...(contractCase.body === undefined ? {} : { body: contractCase.body }),
-    redirect: 'manual',
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  return { status: response.status, headers, body: await response.text() };
-}
 
 /** The statuses seen per operation, as a table. */
 export function statusTable(statuses: ContractResult['statuses']): string {

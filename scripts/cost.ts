@@ -12,7 +12,7 @@ import { accessLog } from '../functions/http/access-log.ts';
 import type { Logger } from '../functions/log.ts';
 import { requestPath } from '../functions/operation.ts';
 import { countersOf } from '../functions/operation-edge.ts';
-import { type Operation, operations } from '../functions/operations.ts';
+import { checksOf, type Operation, operations } from '../functions/operations.ts';
 import { projectRoot } from '../infra/bundling/bundling.ts';
 import { operationConstructId } from '../infra/constructs/operation-function.ts';
 import { addStacks } from '../infra/plant-store-app.ts';
@@ -311,9 +311,10 @@ export function requestLineBytes(): Record<string, number> {
         line = JSON.stringify({ timestamp: new Date().toISOString(), level, message, ...fields });
       };
       const step = accessLog(write, 'plant-store', countersOf(operation));
+      const { sample } = checksOf(operation);
       const request = {
         event: {
-          rawPath: requestPath(operation, operation.sample.request('1234567890123456789')),
+          rawPath: requestPath(operation, sample.request('1234567890123456789')),
           requestContext: { requestId: 'JKJaXmPLvHcESHA=', http: { method: operation.method } },
         },
         context: {
@@ -322,7 +323,7 @@ export function requestLineBytes(): Record<string, number> {
           caller: { clientId: 'test-client' },
           storeLatencyMs: 12.345,
         },
-        response: { statusCode: operation.sample.status },
+        response: { statusCode: sample.status },
       } as never;
       step.before?.(request);
       step.after?.(request);

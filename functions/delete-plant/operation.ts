@@ -1,6 +1,6 @@
 import type { Operation } from '../operation.ts';
 
-/** DELETE /plants/{id}: its route, scope and store actions, its outcomes and how it is tried. */
+/** DELETE /plants/{id}: its route, scope and store actions, and its outcomes. */
 export const operation = {
   name: 'delete-plant',
   method: 'DELETE',
@@ -18,17 +18,4 @@ export const operation = {
   },
   precondition: 'If-Match',
   statuses: [204, 400, 412],
-  sample: { request: (id) => ({ pathParameters: { id } }), status: 204 },
-  // The run's id is fresh, so the delete removes nothing anyone stored.
-  preTrafficCases: [
-    {
-      name: 'a delete of an id no plant has gets 204 and no body',
-      expected: { status: 204, body: { kind: 'empty' } },
-    },
-    {
-      name: 'an id in another spelling (01) gets 400 in the error shape',
-      id: '01',
-      expected: { status: 400, body: { kind: 'error' } },
-    },
-  ],
 } as const satisfies Operation;

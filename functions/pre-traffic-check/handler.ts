@@ -4,6 +4,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { jsonLogger } from '../log.ts';
 import { loadHookConfigOrError } from './hook-config.ts';
 import { makePreTrafficHook } from './pre-traffic-hook.ts';
+import { tableFixture } from './table-fixture.ts';
 
 /**
  * The Lambda entry point of the BeforeAllowTraffic hook. The configuration is read once, and the
@@ -15,5 +16,6 @@ export const handler = makePreTrafficHook({
   lambda: new LambdaClient({}),
   codedeploy: new CodeDeployClient({}),
   cognito: new CognitoIdentityProviderClient({}),
+  fixture: (tableName) => tableFixture(process.env, tableName),
   log: jsonLogger,
 });

@@ -5,10 +5,11 @@ import {
 } from '@aws-sdk/client-codedeploy';
 import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
+import { type CheckFixture, freshPlantId, runChecks } from '../checks/runner.ts';
 import type { ConfigError } from '../config.ts';
 import { errorChain, type Logger } from '../log.ts';
+import { checksOf } from '../operations.ts';
 import { readClientSecret, requestClientCredentialsToken } from './client-credentials.ts';
-import { type CoreCasesReport, coreCasesOf, freshPlantId, runCoreCases } from './core-cases.ts';
 import type { HookConfig } from './hook-config.ts';
 import { versionSender } from './invoke-version.ts';
 
@@ -24,6 +25,8 @@ export type PreTrafficHookDeps = {
   readonly lambda: LambdaClient;
   readonly codedeploy: CodeDeployClient;
   readonly cognito: CognitoIdentityProviderClient;
+  /** The fixture that keeps the check plant in the stage's table, made when a run has a token. */
+  readonly fixture: (tableName: string) => CheckFixture;
   readonly log: Logger;
 };
 
@@ -39,11 +42,11 @@ const externalIssuerNote =
   'No token configuration (external issuer): only the cases that need no token ran';
 
 /**
- * CodeDeploy's BeforeAllowTraffic hook: asks the new version its operation's core cases directly,
- * before any caller reaches it (a case naming another operation, such as the delete that leaves no
- * test plant behind, goes to that operation's live function), and reports Succeeded or Failed. It
- * reports whatever happens (a broken configuration, an unreachable pool, a version that crashes),
- * and fails only when the report itself cannot be made, which lets Lambda retry the whole hook.
+ * CodeDeploy's BeforeAllowTraffic hook: asks the new version its operation's checks directly,
+ * before any caller reaches it, with the check plant kept in the table by the fixture, and reports
+ * Succeeded or Failed. It reports whatever happens (a broken configuration, an unreachable pool, a
+ * version that crashes), and fails only when the report itself cannot be made, which lets Lambda
+ * retry the whole hook.
  */
 export function makePreTrafficHook(deps: PreTrafficHookDeps) {
   return async (
@@ -59,14 +62,14 @@ export function makePreTrafficHook(deps: PreTrafficHookDeps) {
     let status: LifecycleEventStatus = 'Failed';
     let fields: Record<string, unknown>;
     try {
-      const { target, operation, plantId, report } = await check(deps, deadline);
+      const { report, ...run } = await check(deps, deadline);
       status = report.passed ? 'Succeeded' : 'Failed';
+      const { results: cases, skipped } = report;
       fields = {
-        target,
-        operation,
-        plantId,
-        cases: report.results,
-        ...(report.skipped.length > 0 ? { skipped: report.skipped, note: externalIssuerNote } : {}),
+        ...run,
+        cases,
+        ...(skipped.length > 0 ? { skipped, note: externalIssuerNote } : {}),
+        ...('error' in report ? { error: errorChain(report.error) } : {}),
       };
     } catch (error) {
       fields = { error: errorChain(error) };
@@ -89,51 +92,33 @@ export function makePreTrafficHook(deps: PreTrafficHookDeps) {
   };
 }
 
-async function check(
-  deps: PreTrafficHookDeps,
-  deadline: number,
-): Promise<{ target: string; operation: string; plantId: string; report: CoreCasesReport }> {
+/** Gets a token, if the pool is configured, then runs the operation's checks against the target. */
+async function check(deps: PreTrafficHookDeps, deadline: number) {
   const { config } = deps;
   if (config instanceof Error) throw config;
-
+  const { operation, targetFunctionArn: target, tableName } = config;
   let token: string | undefined;
   if (config.token !== undefined) {
     const tokenDeadline = deadline - casesReserveMs;
     if (tokenDeadline <= Date.now()) {
       throw new Error("the hook's timeout leaves no time to get a token: give it a few minutes");
     }
-    const { tokenUrl, clientId, scope } = config.token;
-    const clientSecret = await readClientSecret(
-      deps.cognito,
-      config.token,
-      signalAt(tokenDeadline),
-    );
     token = await requestClientCredentialsToken({
-      tokenUrl,
-      clientId,
-      clientSecret,
-      scope,
+      ...config.token,
+      clientSecret: await readClientSecret(deps.cognito, config.token, signalAt(tokenDeadline)),
       deadline: tokenDeadline,
       onRetry: (attempt, reason) =>
         deps.log('warn', 'token endpoint not ready, retrying', { attempt, reason }),
     });
   }
-
   const plantId = freshPlantId();
-  const targets = Object.fromEntries([
-    [config.operation.name, { functionArn: config.targetFunctionArn, route: config.operation }],
-    ...config.others.map(({ operation, functionArn }) => [
-      operation.name,
-      { functionArn, route: operation },
-    ]),
-  ]);
-  const send = versionSender(deps.lambda, targets, () => signalAt(deadline));
-  const report = await runCoreCases(send, {
+  const report = await runChecks(operation, checksOf(operation), {
+    send: versionSender(deps.lambda, target, operation, () => signalAt(deadline)),
+    ...(tableName === undefined ? {} : { fixture: deps.fixture(tableName) }),
     id: plantId,
     token,
-    cases: coreCasesOf(config.operation),
   });
-  return { target: config.targetFunctionArn, operation: config.operation.name, plantId, report };
+  return { target, operation: operation.name, plantId, report };
 }
 
 /** Aborts a call still running at `deadline` (a `Date.now()` value). */

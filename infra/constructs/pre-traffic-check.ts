@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IVersion } from 'aws-cdk-lib/aws-lambda';
@@ -9,11 +10,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/operations.ts';
-import {
-  hookEnvNames,
-  otherOperationsOf,
-  tokenScopesOf,
-} from '../../functions/pre-traffic-check/hook-config.ts';
+import { hookEnvNames } from '../../functions/pre-traffic-check/hook-config.ts';
 import {
   preTrafficCheckBundlingOptions,
   preTrafficCheckEntry,
@@ -35,21 +32,16 @@ export interface PreTrafficTokenSource {
 }
 
 export interface PreTrafficCheckProps {
-  /** The operation whose core cases the hook runs (functions/pre-traffic-check/core-cases.ts). */
+  /** The operation whose checks the hook runs (`functions/<name>/checks.ts`). */
   readonly operation: Operation;
   /** The version the deployment is about to send traffic to; the hook invokes it directly. */
   readonly target: IVersion;
-  /**
-   * The `live` alias ARN of each operation, by name. The hook is told, and may invoke, only those
-   * of the other operations its cases name (`otherOperationsOf`): to create the plant a read
-   * checks, to delete it after.
-   * @default - none: an operation whose cases name another fails synth
-   */
-  readonly liveAliasArns?: Readonly<Record<string, string>>;
+  /** The stage's table, where the hook's fixture keeps the check plant the cases work on. */
+  readonly table: ITable;
   /**
    * With a token source the hook also runs the cases that need a token, with one that carries
-   * the scopes of the operations they go to; without one (an external issuer, whose client secret
-   * the stack does not hold) it runs only the checks that need no token.
+   * the operation's scope, on a check plant in `table`; without one (an external issuer, whose
+   * client secret the stack does not hold) it runs only the checks that need no token, on none.
    * @default - no token
    */
   readonly tokenSource?: PreTrafficTokenSource;
@@ -66,28 +58,18 @@ export const preTrafficCheckTimeout = Duration.minutes(3);
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook for one operation's function: it invokes the new version
- * with payload 2.0 events (that operation's core cases), before the alias sends it any request, and
- * reports the outcome to CodeDeploy; a failure ends the deployment and rolls it back. A case
- * naming another operation goes to that operation's live alias. Its role may invoke that one
- * version and those aliases, report to this deployment group (granted by the group), and read this
- * stack's machine client.
+ * with payload 2.0 events (that operation's checks), before the alias sends it any request, and
+ * reports the outcome to CodeDeploy; a failure ends the deployment and rolls it back. Its role may
+ * invoke that one version and no other function, report to this deployment group (granted by the
+ * group), and, with a token source, read this stack's machine client and keep the check plant in
+ * the table.
  */
 export class PreTrafficCheck extends Construct {
   readonly function: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: PreTrafficCheckProps) {
     super(scope, id);
-    const { operation, target, tokenSource } = props;
-    // Without a token only the cases that need none run: only the operations those name count.
-    const others = otherOperationsOf(operation, tokenSource !== undefined).map((other) => {
-      const functionArn = props.liveAliasArns?.[other.name];
-      if (functionArn === undefined) {
-        throw new Error(
-          `${operation.name}'s pre-traffic cases name ${other.name}, whose live alias the check was not given`,
-        );
-      }
-      return { name: other.name, functionArn };
-    });
+    const { operation, target, table, tokenSource } = props;
 
     const logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -105,17 +87,8 @@ export class PreTrafficCheck extends Construct {
             [hookEnvNames.tokenUrl]: tokenSource.tokenUrl,
             [hookEnvNames.userPoolId]: tokenSource.userPool.userPoolId,
             [hookEnvNames.clientId]: tokenSource.client.userPoolClientId,
-            [hookEnvNames.tokenScope]: tokenScopesOf(operation)
-              .map((scope) => tokenSource.scopes[scope] ?? scope)
-              .join(' '),
-          };
-    const targetsEnvironment: Record<string, string> =
-      others.length === 0
-        ? {}
-        : {
-            [hookEnvNames.operationTargets]: Stack.of(this).toJsonString(
-              Object.fromEntries(others.map(({ name, functionArn }) => [name, functionArn])),
-            ),
+            [hookEnvNames.tokenScope]: tokenSource.scopes[operation.scope] ?? operation.scope,
+            [hookEnvNames.tableName]: table.tableName,
           };
     this.function = new NodejsFunction(this, 'Function', {
       entry: preTrafficCheckEntry,
@@ -137,22 +110,24 @@ export class PreTrafficCheck extends Construct {
         // and so updates this function before the alias moves.
         [hookEnvNames.targetFunctionArn]: target.functionArn,
         [hookEnvNames.operation]: operation.name,
-        ...targetsEnvironment,
         ...tokenEnvironment,
       },
     });
 
     logGroup.grantWrite(role);
-    // That version only (not the function's other versions, its alias or $LATEST), and the live
-    // alias of each other operation its cases name, none else.
+    // That version only: not the function's other versions, its alias, $LATEST or another function.
     role.addToPolicy(
       new PolicyStatement({
         effect: Effect.ALLOW,
         actions: ['lambda:InvokeFunction'],
-        resources: [target.functionArn, ...others.map(({ functionArn }) => functionArn)],
+        resources: [target.functionArn],
       }),
     );
-    // The hook reads the client's secret itself, so that it never sits in an environment variable.
-    tokenSource?.grantReadClientSecret(role);
+    if (tokenSource !== undefined) {
+      // The hook reads the client's secret itself, so that it never sits in an environment variable.
+      tokenSource.grantReadClientSecret(role);
+      // The fixture's store calls: the plant's create and the read of its ETag, and its delete.
+      table.grant(role, 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem');
+    }
   }
 }

@@ -12,8 +12,6 @@ const route = (method: Operation['method'], path: string, name = path): Operatio
   summary: name,
   outcomes: {},
   statuses: [200],
-  sample: { request: () => ({}), status: 200 },
-  preTrafficCases: [],
 });
 
 /** Routes of the shape the list has, fixed here so that no operation added later changes them. */

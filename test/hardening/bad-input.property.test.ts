@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../functions/operations.ts';
+import { checksOf, operations } from '../../functions/operations.ts';
 import { limits } from '../../functions/plants/new-plant.ts';
 import {
   type ContractAnswer,
@@ -72,7 +72,7 @@ function expectedForCase(
 
 /** The operations of the list that read a body: those whose sample request carries one. */
 const bodyOperations = operations.filter(
-  (operation) => operation.sample.request('1').body !== undefined,
+  (operation) => checksOf(operation).sample.request('1').body !== undefined,
 );
 /** The runs of each arbitrary-body property, split between them so that the suite stays as quick. */
 const bodyRuns = Math.ceil(runs / bodyOperations.length);
@@ -84,7 +84,7 @@ describe.each(bodyOperations)('$method $path ($name) with arbitrary bodies', (op
   });
   /** Its sample request about a fresh id, with `body` instead of the sample's. */
   const send = (body: string, isBase64Encoded = false) => {
-    const sample = operation.sample.request(freshId());
+    const sample = checksOf(operation).sample.request(freshId());
     const event = fakeOperationEvent(operation, { ...sample, body }, { token: scoped });
     event.isBase64Encoded = isBase64Encoded;
     return api.handlers[operation.name](event);
@@ -145,7 +145,7 @@ describe.each(bodyOperations)('$method $path ($name) with arbitrary bodies', (op
       fc.string({ unit: fc.constantFrom(...'ABCabc019+/=-_ \n'.split('')), maxLength: 24 }),
       // The sample's own body under another name: valid as far as the body goes.
       validText(30).map((name) => {
-        const sample = JSON.parse(operation.sample.request(freshId()).body ?? '{}');
+        const sample = JSON.parse(checksOf(operation).sample.request(freshId()).body ?? '{}');
         return Buffer.from(JSON.stringify({ ...sample, name })).toString('base64');
       }),
     );
@@ -439,7 +439,7 @@ describe.each(operations.filter((operation) => operation.path.includes('{id}')))
       const scoped = await api.issuer.mint({ claims: { scope: operation.scope } });
       await fc.assert(
         fc.asyncProperty(numberish, async (id) => {
-          const sample = operation.sample.request(api.freshId());
+          const sample = checksOf(operation).sample.request(api.freshId());
           const result = await api.handlers[operation.name](
             fakeOperationEvent(operation, { ...sample, pathParameters: { id } }, { token: scoped }),
           );

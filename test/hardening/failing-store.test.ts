@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { operations } from '../../functions/operations.ts';
+import { checksOf, operations } from '../../functions/operations.ts';
 import { expectErrorShape, hygieneHeaders } from '../support/contract.ts';
 import { fakeDeleteEvent, fakeEvent, fakeOperationEvent } from '../support/fake-event.ts';
 import type { Fault, FaultProxy } from '../support/fault-proxy.ts';
@@ -137,7 +137,7 @@ describe.each(operations)('$method $path ($name) when every store attempt fails'
 
     const started = performance.now();
     const result = await api.handlers[operation.name](
-      fakeOperationEvent(operation, operation.sample.request(id), { token: scoped }),
+      fakeOperationEvent(operation, checksOf(operation).sample.request(id), { token: scoped }),
     );
     const elapsedMs = performance.now() - started;
 

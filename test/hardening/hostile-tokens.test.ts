@@ -10,7 +10,7 @@ import {
   SignJWT,
 } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Operation, operations } from '../../functions/operations.ts';
+import { checksOf, type Operation, operations } from '../../functions/operations.ts';
 import { expectErrorShape, hygieneHeaders } from '../support/contract.ts';
 import { fakeEvent, fakeOperationEvent } from '../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
@@ -256,7 +256,7 @@ describe.each(operations)('$method $path ($name) with a hostile or invalid token
       fakeEvent({ token: await api.issuer.mint(), body: `{"id":${id},"name":"Kept"}` }),
     );
     expect(created.statusCode).toBe(200);
-    const event = fakeOperationEvent(operation, operation.sample.request(id), { token });
+    const event = fakeOperationEvent(operation, checksOf(operation).sample.request(id), { token });
     const callsBefore = api.storeCalls();
     const result = await handler(event);
     return {
@@ -298,7 +298,7 @@ describe.each(operations)('$method $path ($name) with a hostile or invalid token
 
   it('ignores a token in the query string or a cookie: 401 with a bare Bearer challenge', async () => {
     const valid = await api.issuer.mint({ claims: { scope } });
-    const sample = operation.sample.request(freshId());
+    const sample = checksOf(operation).sample.request(freshId());
     const query = [sample.query, `access_token=${valid}`].filter(Boolean).join('&');
     const event = fakeOperationEvent(operation, { ...sample, query });
     event.cookies = [`access_token=${valid}`];

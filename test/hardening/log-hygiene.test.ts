@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jsonLogger } from '../../functions/log.ts';
-import { type OperationName, operations } from '../../functions/operations.ts';
+import { checksOf, type OperationName, operations } from '../../functions/operations.ts';
 import { hygieneHeaders, noContentHeaders } from '../support/contract.ts';
 import {
   fakeDeleteEvent,
@@ -160,14 +160,14 @@ describe('log lines', () => {
 /** Every operation of the list, sent its sample with a marker in a header, four ways. */
 describe.each(operations)('$name: its log lines', (operation) => {
   const sample = async (bearer: string | Promise<string>) =>
-    fakeOperationEvent(operation, operation.sample.request(freshId()), {
+    fakeOperationEvent(operation, checksOf(operation).sample.request(freshId()), {
       token: await bearer,
       headers: { 'x-marker': secret },
     });
   const scoped = () => api.issuer.mint({ claims: { scope: operation.scope } });
 
   it.each<[string, () => Promise<APIGatewayProxyEventV2>, number]>([
-    ['its sample request', () => sample(scoped()), operation.sample.status],
+    ['its sample request', () => sample(scoped()), checksOf(operation).sample.status],
     ['a token without its scope', () => sample(api.issuer.mint({ claims: { scope: 'x' } })), 403],
     ['an expired token', () => sample(expired), 401],
     [

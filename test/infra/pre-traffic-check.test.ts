@@ -32,28 +32,6 @@ const variablesOf = (from: Template, operation: Operation) =>
     .Variables;
 const hookStatements = (from: Template, operation: Operation) =>
   roleStatements(from, roleOf(hookOf(from, operation)[1]));
-const byName = (name: string): Operation => {
-  const found = operations.find((operation) => operation.name === name);
-  if (found === undefined) throw new Error(`no operation ${name}`);
-  return found;
-};
-
-/**
- * The other operations an operation's declared cases name, read from its declaration; with
- * `withToken` false, only those of the cases sent without a token.
- */
-const namedBy = (operation: Operation, withToken = true): string[] => [
-  ...new Set(
-    operation.preTrafficCases
-      .filter((testCase) => withToken || testCase.withoutToken === true)
-      .flatMap((testCase) =>
-        testCase.operation === undefined || testCase.operation === operation.name
-          ? []
-          : [testCase.operation],
-      ),
-  ),
-];
-
 /** An operation's function as deployed, unqualified. */
 const deployedArn = (operation: Operation) =>
   `arn:aws:lambda:eu-west-1:123456789012:function:PlantStore-test-${operation.name}`;
@@ -127,52 +105,33 @@ describe('PreTrafficCheck function', () => {
   );
 
   it.each(operations)(
-    "gets $name's token from the stack's own pool, client and token URL, for the scopes of the operations its cases go to, but never the secret",
+    "gets $name's token from the stack's own pool, client and token URL, for its own scope, but never the secret",
     (operation) => {
       const userPool = Object.keys(template.findResources('AWS::Cognito::UserPool'))[0];
       const client = Object.keys(template.findResources('AWS::Cognito::UserPoolClient'))[0];
       const [server] = onlyResource(template, 'AWS::Cognito::UserPoolResourceServer');
       const variables = variablesOf(template, operation);
-      const scopes = new Set([
-        operation.scope,
-        ...namedBy(operation).map((name) => byName(name).scope),
-      ]);
 
       expect(variables).toMatchObject({
         USER_POOL_ID: { Ref: userPool },
         CLIENT_ID: { Ref: client },
       });
-      // The resource server's scopes, as tokens carry them: the pool would refuse any other.
+      // The resource server's scope, as tokens carry it: the pool would refuse any other.
       expect(JSON.stringify(variables.TOKEN_SCOPE)).toContain(JSON.stringify({ Ref: server }));
-      expect(evaluate(template, variables.TOKEN_SCOPE)).toBe([...scopes].join(' '));
+      expect(evaluate(template, variables.TOKEN_SCOPE)).toBe(operation.scope);
       expect(template.toJSON().Outputs.TokenUrl.Value).toEqual(variables.TOKEN_URL);
       expect(JSON.stringify(variables)).not.toMatch(/secret/i);
     },
   );
 
   it.each(operations)(
-    "tells $name's hook the live alias of exactly the other operations its cases name",
+    "tells $name's hook the stage's table, where its fixture keeps the check plant",
     (operation) => {
-      const variables = variablesOf(template, operation);
-      const named = namedBy(operation);
+      const [table] = onlyResource(template, 'AWS::DynamoDB::Table');
 
-      if (named.length === 0) expect(variables).not.toHaveProperty('OPERATION_TARGETS');
-      else {
-        expect(JSON.parse(String(evaluate(template, variables.OPERATION_TARGETS)))).toEqual(
-          Object.fromEntries(named.map((name) => [name, `${deployedArn(byName(name))}:live`])),
-        );
-      }
+      expect(variablesOf(template, operation).PLANTS_TABLE_NAME).toEqual({ Ref: table });
     },
   );
-
-  it("sends create-plant's cleanup to delete-plant's live alias: no test plant stays behind", () => {
-    const createPlant = byName('create-plant');
-
-    expect(namedBy(createPlant)).toEqual(['delete-plant']);
-    expect(
-      JSON.parse(String(evaluate(template, variablesOf(template, createPlant).OPERATION_TARGETS))),
-    ).toEqual({ 'delete-plant': `${deployedArn(byName('delete-plant'))}:live` });
-  });
 
   it.each(operations)(
     "names no alias in $name's hook or its role: its check waits for no other operation's traffic shift",
@@ -187,14 +146,10 @@ describe('PreTrafficCheck function', () => {
   );
 
   it.each(operations)(
-    'with an external issuer, gives $name no token settings: it runs only the checks without a token',
+    'with an external issuer, gives $name no token settings and no table: it runs only the checks without a token, on no plant',
     (operation) => {
       expect(Object.keys(variablesOf(external, operation)).sort()).toEqual(
-        [
-          'OPERATION',
-          'TARGET_FUNCTION_ARN',
-          ...(namedBy(operation, false).length === 0 ? [] : ['OPERATION_TARGETS']),
-        ].sort(),
+        ['OPERATION', 'TARGET_FUNCTION_ARN'].sort(),
       );
     },
   );
@@ -209,7 +164,7 @@ describe('PreTrafficCheck function', () => {
 
 describe('PreTrafficCheck role', () => {
   it.each(operations)(
-    "lets $name's hook invoke, write its log, report to its deployment group and read this pool, nothing more",
+    "lets $name's hook invoke its version, write its log, report to its deployment group, read this pool and keep its plant in the table, nothing more",
     (operation) => {
       const [versionId] = operationResource(
         template,
@@ -226,6 +181,7 @@ describe('PreTrafficCheck role', () => {
       );
       const [applicationId] = onlyResource(template, 'AWS::CodeDeploy::Application');
       const userPool = Object.keys(template.findResources('AWS::Cognito::UserPool'))[0];
+      const [table] = onlyResource(template, 'AWS::DynamoDB::Table');
       const [, fn] = hookOf(template, operation);
       const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
 
@@ -235,18 +191,16 @@ describe('PreTrafficCheck role', () => {
           Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
           Resource: { 'Fn::GetAtt': [LogGroup.Ref, 'Arn'] },
         },
-        {
-          Effect: 'Allow',
-          Action: 'lambda:InvokeFunction',
-          Resource:
-            namedBy(operation).length === 0
-              ? { Ref: versionId }
-              : expect.arrayContaining([{ Ref: versionId }]),
-        },
+        { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { Ref: versionId } },
         {
           Effect: 'Allow',
           Action: 'cognito-idp:DescribeUserPoolClient',
           Resource: { 'Fn::GetAtt': [userPool, 'Arn'] },
+        },
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+          Resource: { 'Fn::GetAtt': [table, 'Arn'] },
         },
         {
           Effect: 'Allow',
@@ -274,33 +228,19 @@ describe('PreTrafficCheck role', () => {
   );
 
   it.each(operations)(
-    "lets $name's hook invoke its new version and the live alias of each other operation its cases name, none else",
+    "lets $name's hook invoke its new version and no other function, with a token or without",
     (operation) => {
-      expect(invokable(template, operation)).toEqual(
-        [
-          `${deployedArn(operation)}:7`,
-          ...namedBy(operation).map((name) => `${deployedArn(byName(name))}:live`),
-        ].toSorted(),
-      );
+      expect(invokable(template, operation)).toEqual([`${deployedArn(operation)}:7`]);
+      expect(invokable(external, operation)).toEqual([`${deployedArn(operation)}:7`]);
     },
   );
 
   it.each(operations)(
-    "with an external issuer, lets $name's hook invoke only the aliases of the cases sent without a token",
+    'with an external issuer, gives $name’s hook no Cognito and no table permission at all',
     (operation) => {
-      expect(invokable(external, operation)).toEqual(
-        [
-          `${deployedArn(operation)}:7`,
-          ...namedBy(operation, false).map((name) => `${deployedArn(byName(name))}:live`),
-        ].toSorted(),
+      expect(JSON.stringify(hookStatements(external, operation))).not.toMatch(
+        /cognito-idp|dynamodb/,
       );
-    },
-  );
-
-  it.each(operations)(
-    'with an external issuer, gives $name’s hook no Cognito permission at all',
-    (operation) => {
-      expect(JSON.stringify(hookStatements(external, operation))).not.toContain('cognito-idp');
       expect(JSON.stringify(hookStatements(external, operation))).toContain(
         'lambda:InvokeFunction',
       );

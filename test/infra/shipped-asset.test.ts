@@ -22,16 +22,15 @@ import {
   startLambdaProcess,
 } from '../../bench/support/lambda-process.ts';
 import { createThrowawayCa, type ThrowawayCa } from '../../bench/support/throwaway-ca.ts';
-import { type Operation, operations } from '../../functions/operations.ts';
 import {
-  type CoreAnswer,
-  type CoreRequest,
-  coreCasesOf,
+  type CheckAnswer,
+  type CheckRequest,
   freshPlantId,
-  runCoreCases,
-} from '../../functions/pre-traffic-check/core-cases.ts';
-import { tokenScopesOf } from '../../functions/pre-traffic-check/hook-config.ts';
+  runChecks,
+} from '../../functions/checks/runner.ts';
+import { checksOf, type Operation, operations } from '../../functions/operations.ts';
 import { payloadV2Event } from '../../functions/pre-traffic-check/invoke-version.ts';
+import { tableFixture } from '../../functions/pre-traffic-check/table-fixture.ts';
 import {
   bundleFileName,
   esbuildOptionsFor,
@@ -204,7 +203,7 @@ async function ask(
 
 /** The operation's sample request about the plant `id`, as API Gateway hands it over. */
 const sampleEvent = (operation: Operation, id: string, token: string | undefined) =>
-  fakeOperationEvent(operation, operation.sample.request(id), { token });
+  fakeOperationEvent(operation, checksOf(operation).sample.request(id), { token });
 
 /** Stores a plant through the create asset, as a client would; the id travels exactly. */
 async function storePlant(id: string, plant: Record<string, string> = { name: 'Ivy' }) {
@@ -345,13 +344,13 @@ describe('the pre-traffic hooks’ asset in cdk.out', () => {
 describe.each(operations)(
   'the $name asset, invoked as Lambda does, with a Cognito client-credentials token',
   (operation) => {
-    it(`answers its sample request about an id no plant has with ${operation.sample.status}`, async () => {
+    it(`answers its sample request about an id no plant has with ${checksOf(operation).sample.status}`, async () => {
       const { answer } = await ask(
         operation,
         sampleEvent(operation, freshId(), await cognitoAccessToken()),
       );
 
-      expect(answer.statusCode).toBe(operation.sample.status);
+      expect(answer.statusCode).toBe(checksOf(operation).sample.status);
     });
 
     it('reached the pool JWKS and DynamoDB over TLS only', async () => {
@@ -368,11 +367,9 @@ describe.each(operations)(
       expect(issuer.jwksFetches()).toBeGreaterThanOrEqual(1);
     });
 
-    it('passes its pre-traffic cases, sent as its hook sends them to a new version', async () => {
-      // A case naming another operation (the delete after a create) goes to that one's asset.
-      const send = async (request: CoreRequest): Promise<CoreAnswer> => {
-        const target = byName(request.operation);
-        const { answer } = await ask(target, payloadV2Event(request, accountId, target));
+    it('passes its checks, sent as its hook sends them to a new version, with its plant kept in the table', async () => {
+      const send = async (request: CheckRequest): Promise<CheckAnswer> => {
+        const { answer } = await ask(operation, payloadV2Event(request, accountId, operation));
         const body = answer.body ?? '';
         return {
           status: answer.statusCode ?? 0,
@@ -382,16 +379,23 @@ describe.each(operations)(
           body: answer.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body,
         };
       };
+      const id = freshPlantId();
 
-      const report = await runCoreCases(send, {
-        id: freshPlantId(),
-        token: await cognitoAccessToken({ scope: tokenScopesOf(operation).join(' ') }),
-        cases: coreCasesOf(operation),
+      const report = await runChecks(operation, checksOf(operation), {
+        send,
+        // The table as the hook reaches it, here past the TLS front this process does not trust.
+        fixture: tableFixture(
+          { ...runningOf(operation).env, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint },
+          db.tableName,
+        ),
+        id,
+        token: await cognitoAccessToken({ scope: operation.scope }),
       });
 
       expect(report.results.filter((result) => result.problems.length > 0)).toEqual([]);
       expect(report.skipped).toEqual([]);
       expect(report.passed).toBe(true);
+      expect(await db.getItem(db.tableName, id)).toBeUndefined();
     });
 
     /** The client's token with every scope it may ask for but this operation's. */
@@ -430,7 +434,7 @@ describe.each(operations)(
       const unauthorized = await ask(operation, sampleEvent(operation, freshId(), undefined));
 
       const answeredLine = await requestLogLine(operation, answered.result);
-      expect(answeredLine).toMatchObject({ status: operation.sample.status, clientId });
+      expect(answeredLine).toMatchObject({ status: checksOf(operation).sample.status, clientId });
       const outcome = String(answeredLine.outcome);
       expect(Object.keys(operation.outcomes)).toContain(outcome);
       const counter = operation.outcomes[outcome as keyof typeof operation.outcomes];

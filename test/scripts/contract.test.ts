@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseExactJson } from '../../clients/plant-store-client.ts';
+import { checkPlantTag } from '../../functions/checks/check.ts';
+import { checkStepsOf } from '../../functions/checks/runner.ts';
 import { operation as createPlant } from '../../functions/create-plant/operation.ts';
-import { operation as deletePlant } from '../../functions/delete-plant/operation.ts';
-import { type Operation, operations, routeKey } from '../../functions/operations.ts';
-import { coreCasesOf } from '../../functions/pre-traffic-check/core-cases.ts';
-import { checkPlantTag } from '../../infra/webhook-settings.ts';
+import { checksOf, type Operation, operations, routeKey } from '../../functions/operations.ts';
+import { sampleHttpRequest } from '../../scripts/check-http.ts';
 import {
   type ContractOptions,
   contractReport,
@@ -18,7 +18,6 @@ import {
   runContract,
   sampleCases,
 } from '../../scripts/contract.ts';
-import { sampleHttpRequest } from '../../scripts/sample-request.ts';
 import { useTestApi } from '../support/local-api-fixture.ts';
 import { otherMethodRoutes } from '../support/unmatched-routes.ts';
 
@@ -84,7 +83,7 @@ describe('contract check (npm run contract) against the local API', () => {
     for (const run of Object.values(runs)) run.catch(() => undefined);
   });
 
-  it("passes with a token: generated bodies and parameters valid and invalid, auth, content type, size, unknown routes, a list walk, cursors, deletes, samples and the pre-traffic hook's core cases, each status per operation in a table", async () => {
+  it("passes with a token: generated bodies and parameters valid and invalid, auth, content type, size, unknown routes, a list walk, cursors, deletes, samples and every operation's checks, each status per operation in a table", async () => {
     const stdout = (await runs.withToken) ?? '';
 
     // Every status an operation answers of its own shows, bar 503 (the store never fails here).
@@ -105,13 +104,14 @@ describe('contract check (npm run contract) against the local API', () => {
   });
 
   it.each(everyOperation)(
-    'sends %s, with a token, its sample and core cases, and gets 401 to four requests without a valid token and to its core case without one',
+    'sends %s, with a token, its sample and checks, and gets 401 to four requests without a valid token and to its check without one',
     async (_name, operation) => {
       const row = rowOf(statusTable((await runs.withToken) ?? ''), operation);
-      const { body } = operation.sample.request('1');
+      const { sample } = checksOf(operation);
+      const { body } = sample.request('1');
 
       expect(row[401]).toBe(5);
-      expect(row[operation.sample.status]).toBeGreaterThan(0);
+      expect(row[sample.status]).toBeGreaterThan(0);
       // Only a route the spec does not list gets the HTTP API's 404, bar an operation's own.
       if (!operation.statuses.includes(404)) expect(row[404]).toBeUndefined();
       // With a body: text/plain and no content type (415) and one byte too many (413).
@@ -122,21 +122,20 @@ describe('contract check (npm run contract) against the local API', () => {
   );
 
   it.each(everyOperation)(
-    'sends %s its sample about a fresh id no plant has, expecting the status it declares, and deletes the id after',
+    'sends %s its sample about a fresh id no plant has, expecting the status it declares',
     (_name, operation) => {
       const cases = sampleCases('t');
-      const deletes = cases.slice(operations.length);
-      const ids = deletes.map(({ path }) => decodeURIComponent(path.split('/').at(-1) ?? ''));
+      // The id is in the path, or else in the body.
+      const ids = cases.map(({ path, body }) =>
+        path.startsWith('/plants/')
+          ? decodeURIComponent(path.split('/').at(-1) ?? '')
+          : plantOf(String(body))?.id,
+      );
       const index = operations.indexOf(operation);
-      const id = ids[index] ?? '';
 
       expect(cases[index]).toMatchObject({
-        ...sampleHttpRequest(operation, id, 't'),
-        expect: [operation.sample.status],
-      });
-      expect(deletes[index]).toMatchObject({
-        ...sampleHttpRequest(deletePlant, id, 't'),
-        expect: [204],
+        ...sampleHttpRequest(operation, ids[index] ?? '', 't'),
+        expect: [checksOf(operation).sample.status],
       });
       // An id of its own in each run: none the other operations' samples are about.
       expect(new Set(ids).size).toBe(operations.length);
@@ -317,7 +316,7 @@ describe.concurrent('contract check (npm run contract) against APIs that break i
       /header WWW-Authenticate is required but absent/,
     ],
   ] as const)(
-    "fails on %s, naming the request, the answer and every operation's core case without a token",
+    "fails on %s, naming the request, the answer and every operation's check without a token",
     async ([, wrong, violation], { onTestFinished, expect }) => {
       const url = await fakeApi(onTestFinished, (_req, _body, res) =>
         res.writeHead(wrong.status, wrong.headers).end(wrong.body),
@@ -334,8 +333,10 @@ describe.concurrent('contract check (npm run contract) against APIs that break i
       );
       expect(stdout).toMatch(violation);
       for (const operation of operations) {
-        const [withoutToken] = coreCasesOf(operation);
-        expect(stdout).toContain(`(core case: ${withoutToken?.name})\n`);
+        const [withoutToken] = checkStepsOf(operation, checksOf(operation));
+        expect(stdout).toContain(
+          `(check: ${withoutToken && 'name' in withoutToken ? withoutToken.name : ''})\n`,
+        );
       }
       expect(stdout).toMatch(/^FAIL \d+ of \d+ requests$/m);
     },

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { operations, routeKey } from '../../functions/operations.ts';
-import { checkPlantTag } from '../../infra/webhook-settings.ts';
+import { checkStepsOf } from '../../functions/checks/runner.ts';
+import { checksOf, operations, routeKey } from '../../functions/operations.ts';
 import { useTestApi } from '../support/local-api-fixture.ts';
 
 const smokeScript = fileURLToPath(new URL('../../scripts/smoke.ts', import.meta.url));
@@ -13,6 +13,10 @@ function runSmoke(args: string[]) {
   // process.execPath is the Node 24 that runs vitest, which strips the script's types itself.
   return run(process.execPath, [smokeScript, ...args]);
 }
+
+/** An operation's cases, as the runner sends them: its steps bar the fixture's. */
+const casesOf = (operation: (typeof operations)[number]) =>
+  checkStepsOf(operation, checksOf(operation)).flatMap((step) => ('fixture' in step ? [] : [step]));
 
 describe('smoke script (npm run smoke)', () => {
   const local = useTestApi();
@@ -30,39 +34,32 @@ describe('smoke script (npm run smoke)', () => {
     });
 
     const lines = stdout.trim().split('\n');
-    // Nine steps of one plant's story, two for each operation, the clean-up, the total.
+    // Each operation's cases and its sample, the typed client's list, the total.
+    const cases = operations.reduce((sum, operation) => sum + casesOf(operation).length, 0);
     expect(lines.filter((line) => line.startsWith('PASS '))).toHaveLength(
-      11 + 2 * operations.length,
+      cases + operations.length + 2,
     );
     expect(lines.filter((line) => line.startsWith('FAIL '))).toHaveLength(0);
     expect(lines[0]).toBe(`Smoke test of ${local.api.url}: ${operations.map(routeKey).join(', ')}`);
-    const id = /^PASS create plant (\d+): 200 /m.exec(stdout)?.[1];
-    expect(stdout).toMatch(/^PASS same id, another name is a conflict: 409 /m);
-    expect(stdout).toContain(
-      `PASS the list holds the plant with its exact id: 200 {"id":${id},"name":"Smoke test fern","tag":"${checkPlantTag}"}`,
-    );
-    expect(stdout).toMatch(/^PASS delete the plant: 204$/m);
-    expect(stdout).toMatch(/^PASS delete it again \(idempotent\): 204$/m);
     expect(stdout).toMatch(
-      /^PASS the deleted id takes another name: 200 \{"name":"Smoke test rose"/m,
+      /^PASS the typed client lists the check plant with its exact id: -?\d+ on page \d+$/m,
     );
-    expect(stdout).toContain(
-      `PASS delete every id this run used (clean up): 204 x ${1 + operations.length}\n`,
-    );
+    expect(lines.at(-1)).toBe('PASS all steps');
     expect(await left.json()).toStrictEqual([]);
   });
 
   it.each(operations.map((operation) => [operation.name, operation] as const))(
-    'sends %s its sample without a token (401) and with one (the status it declares)',
+    'sends %s its checks, each answered as declared, and its sample about an id no plant has',
     async (_name, operation) => {
       const stdout = await passed;
+      const route = routeKey(operation);
 
-      expect(stdout).toContain(
-        `PASS ${routeKey(operation)} without a token is refused: 401 {"error":401,`,
-      );
+      for (const testCase of casesOf(operation)) {
+        expect(stdout).toContain(`PASS ${route}: ${testCase.name}: ${testCase.expected.status}\n`);
+      }
       expect(stdout).toMatch(
         new RegExp(
-          `^PASS ${escaped(routeKey(operation))}'s sample, about an id no plant has: ${operation.sample.status}\\b`,
+          `^PASS ${escaped(route)}'s sample, about an id no plant has: ${checksOf(operation).sample.status}\\b`,
           'm',
         ),
       );
@@ -74,7 +71,9 @@ describe('smoke script (npm run smoke)', () => {
 
     await expect(failed).rejects.toMatchObject({
       code: 1,
-      stdout: expect.stringMatching(/^FAIL create plant \d+: expected 200, got 401/m),
+      stdout: expect.stringMatching(
+        /^FAIL GET \/plants\/\{id\}: its checks: AggregateError: Error: the fixture's POST \/plants got 401, not 200/m,
+      ),
     });
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Precondition } from '../../../functions/http/preconditions.ts';
-import { operationNamed, operations } from '../../../functions/operations.ts';
+import { checksOf, operationNamed, operations } from '../../../functions/operations.ts';
 import { hygieneHeaders } from '../../support/contract.ts';
 import { fakeOperationEvent } from '../../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../../support/plant-api-harness.ts';
@@ -22,7 +22,7 @@ const send = (operation: (typeof operations)[number], headers: Record<string, st
   return {
     id,
     result: api.handlers[operation.name](
-      fakeOperationEvent(operation, operation.sample.request(id), { token, headers }),
+      fakeOperationEvent(operation, checksOf(operation).sample.request(id), { token, headers }),
     ),
   };
 };

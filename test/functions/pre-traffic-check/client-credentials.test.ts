@@ -165,7 +165,6 @@ describe('requestClientCredentialsToken', () => {
     );
 
     await expect(attempt).rejects.toThrow(/after \d+ attempts: TimeoutError/);
-    expect(Date.now() - started).toBeLessThan(1_500 + 300);
     expect(requests).toBeGreaterThanOrEqual(3);
   });
 

@@ -1,91 +1,53 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../functions/config.ts';
-import type { Operation } from '../../../functions/operation.ts';
-import { operations } from '../../../functions/operations.ts';
+import { operationNamed, operations } from '../../../functions/operations.ts';
 import {
   hookEnvNames,
   loadHookConfig,
   loadHookConfigOrError,
-  otherOperationsOf,
-  tokenScopesOf,
 } from '../../../functions/pre-traffic-check/hook-config.ts';
 
 const version = 'arn:aws:lambda:eu-west-1:123456789012:function:PlantStore-prod-CreatePlant:42';
-const byName = (name: string) => {
-  const found = operations.find((operation) => operation.name === name);
-  if (found === undefined) throw new Error(`no operation ${name}`);
-  return found;
-};
-const create = byName('create-plant');
-const list = byName('list-plants');
+const create = operationNamed('create-plant');
+const list = operationNamed('list-plants');
 const check = { OPERATION: 'create-plant' };
 const pool = {
   TOKEN_URL: 'https://plants-prod.auth.eu-west-1.amazoncognito.com/oauth2/token',
   USER_POOL_ID: 'eu-west-1_AbCd1234',
   CLIENT_ID: '4p1antst0reclient0id0abcde',
+  PLANTS_TABLE_NAME: 'PlantStore-prod-PlantsTable-1ABC',
 };
-/** delete-plant's live alias, where create-plant's cleanup goes. */
-const deleteAlias =
-  'arn:aws:lambda:eu-west-1:123456789012:function:PlantStore-prod-DeletePlant:live';
-const targets = { OPERATION_TARGETS: JSON.stringify({ 'delete-plant': deleteAlias }) };
-
-/** The other operations an operation's declared cases name, read from its declaration. */
-const namedBy = (operation: Operation, withToken = true): string[] => [
-  ...new Set(
-    operation.preTrafficCases
-      .filter((testCase) => withToken || testCase.withoutToken === true)
-      .flatMap((testCase) =>
-        testCase.operation === undefined || testCase.operation === operation.name
-          ? []
-          : [testCase.operation],
-      ),
-  ),
-];
 
 describe('loadHookConfig', () => {
-  it("reads the target version, the pool, and the live alias of the other operation create-plant's cases name", () => {
+  it('reads the target version, the pool and the table of the check plant', () => {
     expect(
       loadHookConfig({
         TARGET_FUNCTION_ARN: version,
         ...check,
         ...pool,
-        ...targets,
         TOKEN_SCOPE: 'plants/write',
       }),
     ).toEqual({
       targetFunctionArn: version,
       operation: create,
-      others: [{ operation: byName('delete-plant'), functionArn: deleteAlias }],
       token: {
         tokenUrl: new URL(pool.TOKEN_URL),
         userPoolId: pool.USER_POOL_ID,
         clientId: pool.CLIENT_ID,
         scope: 'plants/write',
       },
+      tableName: pool.PLANTS_TABLE_NAME,
     });
   });
 
-  it('reads no pool at all as an external issuer, needing no other function, and the scope as optional', () => {
+  it('reads no pool at all as an external issuer, needing no table, and the scope as optional', () => {
     expect(
       loadHookConfig({ TARGET_FUNCTION_ARN: ` ${version} `, ...check, USER_POOL_ID: ' ' }),
-    ).toEqual({ targetFunctionArn: version, operation: create, others: [] });
+    ).toEqual({ targetFunctionArn: version, operation: create });
     expect(
-      loadHookConfig({ TARGET_FUNCTION_ARN: version, ...check, ...pool, ...targets }).token?.scope,
+      loadHookConfig({ TARGET_FUNCTION_ARN: version, ...check, ...pool }).token?.scope,
     ).toBeUndefined();
-  });
-
-  it('takes a version of another operation as well as its alias', () => {
-    const deleteVersion = deleteAlias.replace(/live$/, '3');
-
-    expect(
-      loadHookConfig({
-        TARGET_FUNCTION_ARN: version,
-        ...check,
-        ...pool,
-        OPERATION_TARGETS: ` {"delete-plant": " ${deleteVersion} "} `,
-      }).others,
-    ).toEqual([{ operation: byName('delete-plant'), functionArn: deleteVersion }]);
   });
 
   it.each([
@@ -95,36 +57,11 @@ describe('loadHookConfig', () => {
     expect(loadHookConfig({ TARGET_FUNCTION_ARN: arn, ...check }).targetFunctionArn).toBe(arn);
   });
 
-  it.each(operations)('reads the operation $name, whose core cases the hook runs', (operation) => {
+  it.each(operations)('reads the operation $name, whose checks the hook runs', (operation) => {
     expect(
       loadHookConfig({ TARGET_FUNCTION_ARN: version, OPERATION: ` ${operation.name} ` }).operation,
     ).toBe(operation);
   });
-
-  it.each(operations)(
-    "reads $name's targets as exactly the other operations its cases name, with a token",
-    (operation) => {
-      const named = namedBy(operation);
-      const aliasOf = (name: string) => deleteAlias.replace('DeletePlant', name);
-
-      const config = loadHookConfig({
-        TARGET_FUNCTION_ARN: version,
-        OPERATION: operation.name,
-        ...pool,
-        ...(named.length === 0
-          ? {}
-          : {
-              OPERATION_TARGETS: JSON.stringify(
-                Object.fromEntries(named.map((name) => [name, aliasOf(name)])),
-              ),
-            }),
-      });
-
-      expect(
-        config.others.map((other) => [other.operation.name, other.functionArn]).toSorted(),
-      ).toEqual(named.map((name) => [name, aliasOf(name)]).toSorted());
-    },
-  );
 
   it.each([
     ['no target', {}, 'TARGET_FUNCTION_ARN is not set'],
@@ -146,12 +83,12 @@ describe('loadHookConfig', () => {
     [
       'a pool without its token URL',
       { TARGET_FUNCTION_ARN: version, ...check, ...pool, TOKEN_URL: '' },
-      'USER_POOL_ID, CLIENT_ID set without TOKEN_URL',
+      'USER_POOL_ID, CLIENT_ID, PLANTS_TABLE_NAME set without TOKEN_URL',
     ],
     [
       'a scope alone',
       { TARGET_FUNCTION_ARN: version, ...check, TOKEN_SCOPE: 'plants/write' },
-      'TOKEN_SCOPE set without TOKEN_URL, USER_POOL_ID, CLIENT_ID',
+      'TOKEN_SCOPE set without TOKEN_URL, USER_POOL_ID, CLIENT_ID, PLANTS_TABLE_NAME',
     ],
     [
       'a token URL in the clear',
@@ -179,79 +116,14 @@ describe('loadHookConfig', () => {
       'CLIENT_ID is not an app client id',
     ],
     [
-      'no target for an operation the cases name',
-      { TARGET_FUNCTION_ARN: version, ...check, ...pool },
-      "OPERATION_TARGETS is not set, and create-plant's cases name delete-plant",
+      'a pool without the table of its plant',
+      { TARGET_FUNCTION_ARN: version, ...check, ...pool, PLANTS_TABLE_NAME: ' ' },
+      'TOKEN_URL, USER_POOL_ID, CLIENT_ID set without PLANTS_TABLE_NAME',
     ],
     [
-      'targets that are not JSON',
-      { TARGET_FUNCTION_ARN: version, ...check, ...pool, OPERATION_TARGETS: deleteAlias },
-      'OPERATION_TARGETS is not a JSON object of operation names and function ARNs',
-    ],
-    [
-      'targets as a list',
-      { TARGET_FUNCTION_ARN: version, ...check, ...pool, OPERATION_TARGETS: `["${deleteAlias}"]` },
-      'OPERATION_TARGETS is not a JSON object',
-    ],
-    [
-      'a target that is not text',
-      { TARGET_FUNCTION_ARN: version, ...check, ...pool, OPERATION_TARGETS: '{"delete-plant":1}' },
-      'OPERATION_TARGETS is not a JSON object',
-    ],
-    [
-      'targets without an operation the cases name',
-      { TARGET_FUNCTION_ARN: version, ...check, ...pool, OPERATION_TARGETS: '{}' },
-      "OPERATION_TARGETS has no function for delete-plant, which create-plant's cases name",
-    ],
-    [
-      'a target the cases do not name: the hook may invoke no more than they need',
-      {
-        TARGET_FUNCTION_ARN: version,
-        ...check,
-        ...pool,
-        OPERATION_TARGETS: JSON.stringify({
-          'delete-plant': deleteAlias,
-          'list-plants': deleteAlias,
-        }),
-      },
-      "OPERATION_TARGETS names operations create-plant's cases do not send to: list-plants",
-    ],
-    [
-      'a target for the operation itself, whose cases go to the new version',
-      {
-        TARGET_FUNCTION_ARN: version,
-        ...check,
-        ...pool,
-        OPERATION_TARGETS: JSON.stringify({ 'delete-plant': deleteAlias, 'create-plant': version }),
-      },
-      "OPERATION_TARGETS names operations create-plant's cases do not send to: create-plant",
-    ],
-    [
-      'targets without a token, when the cases sent without one name no other operation',
-      { TARGET_FUNCTION_ARN: version, ...check, ...targets },
-      "OPERATION_TARGETS names operations create-plant's cases do not send to: delete-plant",
-    ],
-    [
-      'an unqualified target, which is $LATEST',
-      {
-        TARGET_FUNCTION_ARN: version,
-        ...check,
-        ...pool,
-        OPERATION_TARGETS: JSON.stringify({ 'delete-plant': deleteAlias.replace(/:live$/, '') }),
-      },
-      'OPERATION_TARGETS gives delete-plant no alias or version ARN',
-    ],
-    [
-      'a $LATEST target',
-      {
-        TARGET_FUNCTION_ARN: version,
-        ...check,
-        ...pool,
-        OPERATION_TARGETS: JSON.stringify({
-          'delete-plant': deleteAlias.replace(/live$/, '$LATEST'),
-        }),
-      },
-      'OPERATION_TARGETS gives delete-plant no alias or version ARN',
+      'a table alone',
+      { TARGET_FUNCTION_ARN: version, ...check, PLANTS_TABLE_NAME: 'plants' },
+      'PLANTS_TABLE_NAME set without TOKEN_URL, USER_POOL_ID, CLIENT_ID',
     ],
   ])('refuses %s, naming the variable', (_case, env, message) => {
     expect(() => loadHookConfig(env)).toThrow(ConfigError);
@@ -267,35 +139,8 @@ describe('loadHookConfigOrError', () => {
     expect(String(result)).toBe('ConfigError: TARGET_FUNCTION_ARN is not set');
     expect(
       loadHookConfigOrError({ TARGET_FUNCTION_ARN: version, OPERATION: 'list-plants' }),
-    ).toEqual({ targetFunctionArn: version, operation: list, others: [] });
+    ).toEqual({ targetFunctionArn: version, operation: list });
   });
-});
-
-describe('otherOperationsOf', () => {
-  it.each(operations)('names the other operations $name’s declared cases name', (operation) => {
-    expect(otherOperationsOf(operation).map((other) => other.name)).toEqual(
-      operations.filter((each) => namedBy(operation).includes(each.name)).map((each) => each.name),
-    );
-    expect(otherOperationsOf(operation, false).map((other) => other.name)).toEqual(
-      namedBy(operation, false),
-    );
-  });
-
-  it('names delete-plant for create-plant, which deletes its plant after the check', () => {
-    expect(otherOperationsOf(create)).toEqual([byName('delete-plant')]);
-    expect(otherOperationsOf(create, false)).toEqual([]);
-  });
-});
-
-describe('tokenScopesOf', () => {
-  it.each(operations)(
-    'asks for $name’s scope, then those of the operations its cases name, each once',
-    (operation) => {
-      const scopes = [operation.scope, ...namedBy(operation).map((name) => byName(name).scope)];
-
-      expect(tokenScopesOf(operation)).toEqual([...new Set(scopes)]);
-    },
-  );
 });
 
 describe('hookEnvNames', () => {

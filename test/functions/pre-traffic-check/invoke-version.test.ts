@@ -1,24 +1,18 @@
 import type { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../../functions/operations.ts';
-import type { CoreRequest } from '../../../functions/pre-traffic-check/core-cases.ts';
+import type { CheckRequest } from '../../../functions/checks/runner.ts';
+import { operationNamed as route } from '../../../functions/operations.ts';
 import {
   payloadV2Event,
+  VersionFailedError,
   versionSender,
 } from '../../../functions/pre-traffic-check/invoke-version.ts';
-
-const route = (name: string) => {
-  const found = operations.find((operation) => operation.name === name);
-  if (found === undefined) throw new Error(`no operation ${name}`);
-  return found;
-};
 
 describe('payloadV2Event', () => {
   it("names the route's key, not the path, and the path's parameters", () => {
     const event = payloadV2Event(
       {
-        operation: 'delete-plant',
         method: 'DELETE',
         path: '/plants/-42',
         headers: { authorization: 'Bearer t' },
@@ -47,7 +41,6 @@ describe('payloadV2Event', () => {
   it("joins a repeated query parameter's values with commas, decoded, as API Gateway does", () => {
     const event = payloadV2Event(
       {
-        operation: 'list-plants',
         method: 'GET',
         path: '/plants?limit=1&limit=2&cursor=a%2Bb%3D',
         headers: {},
@@ -68,7 +61,6 @@ describe('payloadV2Event', () => {
   it('keeps a parameter named like a property of every object as a parameter of its own', () => {
     const event = payloadV2Event(
       {
-        operation: 'list-plants',
         method: 'GET',
         path: '/plants?__proto__=1&constructor=2',
         headers: {},
@@ -86,7 +78,6 @@ describe('payloadV2Event', () => {
   it('hands a body on with its length', () => {
     const event = payloadV2Event(
       {
-        operation: 'create-plant',
         method: 'POST',
         path: '/plants',
         headers: {},
@@ -106,16 +97,10 @@ describe('payloadV2Event', () => {
 
 describe('versionSender', () => {
   const newVersion =
-    'arn:aws:lambda:eu-west-1:123456789012:function:PlantStore-prod-CreatePlant:42';
-  const deleteAlias =
-    'arn:aws:lambda:eu-west-1:210987654321:function:PlantStore-prod-DeletePlant:live';
-  const targets = {
-    'create-plant': { functionArn: newVersion, route: route('create-plant') },
-    'delete-plant': { functionArn: deleteAlias, route: route('delete-plant') },
-  };
+    'arn:aws:lambda:eu-west-1:210987654321:function:PlantStore-prod-DeletePlant:42';
 
-  /** A Lambda client that records each invoke and answers 204, as a handler would. */
-  const recordingLambda = () => {
+  /** A Lambda client that records each invoke and answers `payload`, as a handler would. */
+  const recordingLambda = (payload: unknown, functionError?: string) => {
     const invoked: { functionName: string; event: APIGatewayProxyEventV2 }[] = [];
     const lambda = {
       send: async (command: InvokeCommand) => {
@@ -123,40 +108,31 @@ describe('versionSender', () => {
           functionName: String(command.input.FunctionName),
           event: JSON.parse(String(command.input.Payload)),
         });
-        return { StatusCode: 200, Payload: new TextEncoder().encode('{"statusCode":204}') };
+        return {
+          StatusCode: 200,
+          FunctionError: functionError,
+          Payload: new TextEncoder().encode(JSON.stringify(payload)),
+        };
       },
     } as unknown as LambdaClient;
     return { lambda, invoked };
   };
+  const deleteRequest: CheckRequest = { method: 'DELETE', path: '/plants/7', headers: {} };
+  const sender = (lambda: LambdaClient) =>
+    versionSender(lambda, newVersion, route('delete-plant'), () => new AbortController().signal);
 
-  const createRequest: CoreRequest = {
-    operation: 'create-plant',
-    method: 'POST',
-    path: '/plants',
-    headers: {},
-    body: '{"id":7,"name":"Fern"}',
-  };
-  const deleteRequest: CoreRequest = {
-    operation: 'delete-plant',
-    method: 'DELETE',
-    path: '/plants/7',
-    headers: {},
-  };
+  it("sends each request to the version, as an event of its operation's route, and reads the answer", async () => {
+    const { lambda, invoked } = recordingLambda({
+      statusCode: 204,
+      headers: { 'cache-control': 'no-store' },
+    });
 
-  it("sends each request to its operation's function, as an event of that operation's route", async () => {
-    const { lambda, invoked } = recordingLambda();
-    const send = versionSender(lambda, targets, () => new AbortController().signal);
+    const answer = await sender(lambda)(deleteRequest);
 
-    await send(createRequest);
-    await send(deleteRequest);
-
+    expect(answer).toEqual({ status: 204, headers: { 'cache-control': 'no-store' }, body: '' });
     expect(invoked).toMatchObject([
       {
         functionName: newVersion,
-        event: { routeKey: 'POST /plants', requestContext: { accountId: '123456789012' } },
-      },
-      {
-        functionName: deleteAlias,
         event: {
           routeKey: 'DELETE /plants/{id}',
           pathParameters: { id: '7' },
@@ -166,20 +142,21 @@ describe('versionSender', () => {
     ]);
   });
 
-  it('refuses a request for an operation it has no function for, and invokes nothing', async () => {
-    const { lambda, invoked } = recordingLambda();
-    const send = versionSender(
-      lambda,
-      { 'create-plant': targets['create-plant'] },
-      () => new AbortController().signal,
-    );
+  it.each([
+    [
+      'a crash',
+      { errorType: 'Error', errorMessage: 'boom' },
+      'Unhandled',
+      /failed \(Unhandled\): Error: boom/,
+    ],
+    ['no JSON', 'not json', undefined, /returned no HTTP status/],
+    ['no status', { body: '{}' }, undefined, /returned no HTTP status/],
+  ])('fails the version on %s', async (_case, payload, functionError, message) => {
+    const { lambda } = recordingLambda(payload, functionError);
 
-    await expect(send(deleteRequest)).rejects.toThrow(
-      "no function to send delete-plant's request to",
-    );
-    await expect(send({ ...deleteRequest, operation: 'toString' })).rejects.toThrow(
-      "no function to send toString's request to",
-    );
-    expect(invoked).toEqual([]);
+    const sent = sender(lambda)(deleteRequest);
+
+    await expect(sent).rejects.toThrow(VersionFailedError);
+    await expect(sent).rejects.toThrow(message);
   });
 });

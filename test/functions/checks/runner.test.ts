@@ -1,164 +1,201 @@
 import { describe, expect, it } from 'vitest';
-import { operationNamed, operations } from '../../../functions/operations.ts';
-import { int64 } from '../../../functions/plants/plant.ts';
+import { checkPlant, checkPlantTag } from '../../../functions/checks/check.ts';
 import {
-  type CoreAnswer,
-  type CoreRequest,
-  coreCasesOf,
+  type CheckAnswer,
+  type CheckFixture,
+  type CheckRequest,
+  type CheckStep,
+  checkStepsOf,
   freshPlantId,
   judge,
   requestOf,
-  runCoreCases,
+  runChecks,
   type Send,
-} from '../../../functions/pre-traffic-check/core-cases.ts';
+} from '../../../functions/checks/runner.ts';
+import { checksOf, operationNamed, operations } from '../../../functions/operations.ts';
+import { int64 } from '../../../functions/plants/plant.ts';
+import { apiFixture, sendHttp } from '../../../scripts/check-http.ts';
 import { useTestApi } from '../../support/local-api-fixture.ts';
 
-const coreCases = coreCasesOf(operationNamed('create-plant'));
-/** The plant POST /plants's cases create, as its operation.ts declares them. */
-const checkPlant = { name: 'Pre-traffic check', tag: 'plant-store-check' };
-
 /**
- * The core cases run over HTTP against the local API (`npm start`'s server: the real handler,
- * dynalite, the dev issuer's client-credentials tokens), as `npm run contract` runs them, and
- * judged against answers that break the contract one way each.
+ * The runner over HTTP against the local API (`npm start`'s server: the real handlers, dynalite,
+ * the dev issuer's client-credentials tokens), with the fixture that keeps the check plant
+ * through the API, as `npm run smoke` and `npm run contract` run it; and judged against answers
+ * that break the contract one way each.
  */
 
 const local = useTestApi();
-const sent: CoreRequest[] = [];
-
-const overHttp: Send = async (request) => {
+const sent: CheckRequest[] = [];
+const overHttp: Send = (request) => {
   sent.push(request);
-  const response = await fetch(new URL(request.path, local.api.url), {
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
-  });
-  return {
-    status: response.status,
-    headers: Object.fromEntries(response.headers),
-    body: await response.text(),
-  };
+  return sendHttp(local.api.url, request, 10_000);
 };
+/** The fixture over HTTP, its own requests kept apart from the cases'. */
+const fixture = (): CheckFixture =>
+  apiFixture((request) => sendHttp(local.api.url, request, 10_000), local.token);
+const stepsOf = (name: string) => {
+  const operation = operationNamed(name);
+  return checkStepsOf(operation, checksOf(operation));
+};
+const casesOf = (steps: readonly CheckStep[]) =>
+  steps.flatMap((step) => ('fixture' in step ? [] : [step]));
+const run = (
+  name: string,
+  options: { id?: string; token?: string; send?: Send; fixture?: CheckFixture } = {},
+) => {
+  const operation = operationNamed(name);
+  return runChecks(operation, checksOf(operation), {
+    send: overHttp,
+    fixture: fixture(),
+    id: freshPlantId(),
+    token: local.token,
+    ...options,
+  });
+};
+/** The plant stored under `id`, read past the runner. */
+const stored = async (id: string) =>
+  (
+    await sendHttp(
+      local.api.url,
+      { method: 'GET', path: `/plants/${id}`, headers: { authorization: `Bearer ${local.token}` } },
+      10_000,
+    )
+  ).status;
 
-describe('runCoreCases against the local API', () => {
-  it('passes every case with a token, in order, sending the run id', async () => {
+describe('runChecks against the local API', () => {
+  it.each(operations)(
+    "passes $name's checks, in order, and leaves no plant under the run's id",
+    async (operation) => {
+      const id = freshPlantId();
+
+      const report = await run(operation.name, { id });
+
+      expect(report).toEqual({
+        passed: true,
+        skipped: [],
+        results: casesOf(checkStepsOf(operation, checksOf(operation))).map((testCase) => ({
+          name: testCase.name,
+          status: testCase.expected.status,
+          problems: [],
+        })),
+      });
+      expect(await stored(id)).toBe(404);
+    },
+  );
+
+  it("sends POST /plants's cases with the run's id, the first without a token, and makes the plant itself", async () => {
     sent.length = 0;
     const id = freshPlantId();
 
-    const report = await runCoreCases(overHttp, { id, token: local.token, cases: coreCases });
+    await run('create-plant', { id });
 
-    expect(report).toEqual({
-      passed: true,
-      skipped: [],
-      results: coreCases.map((testCase) => ({
-        name: testCase.name,
-        status: testCase.expected.status,
-        problems: [],
-      })),
-    });
     expect(sent.map((request) => request.headers.authorization)).toEqual([
       undefined,
-      ...coreCases.slice(1).map(() => `Bearer ${local.token}`),
+      ...sent.slice(1).map(() => `Bearer ${local.token}`),
     ]);
-    expect(sent[1]?.body).toBe(
-      `{"id":${id},"name":"${checkPlant.name}","tag":"${checkPlant.tag}"}`,
-    );
-    // The last case deletes the plant the run created: the run leaves nothing behind.
-    expect(sent.at(-1)).toMatchObject({ operation: 'delete-plant', path: `/plants/${id}` });
+    expect(sent[1]?.body).toBe(`{"id":${id},"name":"${checkPlant.name}","tag":"${checkPlantTag}"}`);
   });
 
-  it('without a token runs only the cases that need none, and skips the rest by name', async () => {
+  it("sends the fixture's ETag in If-None-Match, and the one a replace made stale in If-Match", async () => {
     sent.length = 0;
+    await run('get-plant');
+    const read = sent.find((request) => request.headers['if-none-match'] !== undefined);
+    sent.length = 0;
+    await run('replace-plant');
+    const [first, stale] = sent.flatMap((request) => request.headers['if-match'] ?? []);
 
-    const report = await runCoreCases(overHttp, { id: freshPlantId(), cases: coreCases });
+    expect(read?.headers['if-none-match']).toMatch(/^"[^"]+"$/);
+    expect(stale).toBe(first);
+  });
+
+  it('without a token runs only the cases that need none, skips the rest by name and keeps no plant', async () => {
+    sent.length = 0;
+    const used: string[] = [];
+    const watched: CheckFixture = {
+      create: async () => {
+        used.push('create');
+        return '"x"';
+      },
+      delete: async () => {
+        used.push('delete');
+      },
+    };
+    const steps = casesOf(stepsOf('get-plant'));
+
+    const report = await run('get-plant', { token: undefined, fixture: watched });
 
     expect(report.passed).toBe(true);
-    expect(report.results.map((result) => result.name)).toEqual([coreCases[0]?.name]);
-    expect(report.skipped).toEqual(
-      coreCases.filter((testCase) => testCase.needsToken).map((testCase) => testCase.name),
-    );
+    expect(report.results.map((result) => result.name)).toEqual([steps[0]?.name]);
+    expect(report.skipped).toEqual(steps.slice(1).map((testCase) => testCase.name));
     expect(sent).toHaveLength(1);
+    expect(used).toEqual([]);
   });
 
   it('fails the run when the id was already taken by another plant (the create gets 409)', async () => {
     const id = freshPlantId();
     await overHttp({
-      operation: 'create-plant',
       method: 'POST',
       path: '/plants',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${local.token}` },
       body: `{"id":${id},"name":"Someone else's fern"}`,
     });
 
-    const report = await runCoreCases(overHttp, { id, token: local.token, cases: coreCases });
+    const report = await run('create-plant', { id });
 
     expect(report.passed).toBe(false);
     expect(report.results[1]?.problems).toContain('status 409, expected 200');
   });
 
-  it('does not pass on no evidence: a run in which no case ran fails', async () => {
-    const tokenCases = coreCases.filter((testCase) => testCase.needsToken);
-
-    const report = await runCoreCases(overHttp, { id: freshPlantId(), cases: tokenCases });
-
-    expect(report).toEqual({
-      passed: false,
-      results: [],
-      skipped: tokenCases.map((c) => c.name),
-    });
-  });
-
-  it('ends the run with the error of a send that throws', async () => {
-    const unreachable: Send = () => Promise.reject(new Error('connection refused'));
-
-    await expect(
-      runCoreCases(unreachable, { id: freshPlantId(), token: local.token, cases: coreCases }),
-    ).rejects.toThrow('connection refused');
-  });
-
-  it('still sends the cases marked always after a send that throws, then ends with its error', async () => {
-    sent.length = 0;
+  it('deletes the plant after a send that throws, and reports its error beside the cases that ran', async () => {
     const id = freshPlantId();
     let sends = 0;
-    // The create goes through, then the connection breaks once.
-    const breaksOnce: Send = async (request) => {
+    // The 401 and the first read are answered, then the connection breaks.
+    const breaks: Send = async (request) => {
       sends += 1;
       if (sends === 3) throw new Error('connection reset');
       return overHttp(request);
     };
 
-    await expect(
-      runCoreCases(breaksOnce, { id, token: local.token, cases: coreCases }),
-    ).rejects.toThrow('connection reset');
+    const report = await run('get-plant', { id, send: breaks });
 
-    const always = coreCases.filter((testCase) => testCase.always);
-    expect(always.map((testCase) => testCase.operation)).toEqual(['delete-plant']);
-    // The 401 and the create were answered; after the break, only the delete was sent.
-    expect(sent.map((request) => request.operation)).toEqual([
-      'create-plant',
-      'create-plant',
-      'delete-plant',
-    ]);
-    const another = await overHttp({
-      operation: 'create-plant',
-      method: 'POST',
-      path: '/plants',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${local.token}` },
-      body: `{"id":${id},"name":"Someone else's fern"}`,
-    });
-    // Another plant may take the id (not 409): the plant the run created is gone.
-    expect(another.status).toBe(200);
+    expect(report).toMatchObject({ passed: false, error: new Error('connection reset') });
+    expect(report.results.map((result) => result.status)).toEqual([401, 200]);
+    expect(await stored(id)).toBe(404);
+  });
+
+  it('sends the case without a token before it stores the plant, and names both errors when neither works', async () => {
+    const failing: CheckFixture = {
+      create: () => Promise.reject(new Error('table gone')),
+      delete: () => Promise.reject(new Error('table still gone')),
+    };
+
+    const report = await run('get-plant', { fixture: failing });
+
+    expect(report.results.map((result) => [result.status, result.problems])).toEqual([[401, []]]);
+    expect(report.passed).toBe(false);
+    expect(String((report.error as Error).message)).toBe(
+      'Error: table gone; then Error: table still gone',
+    );
+  });
+
+  it('refuses a run with a token but no fixture: its plant would have nowhere to be', async () => {
+    const operation = operationNamed('get-plant');
+
+    await expect(
+      runChecks(operation, checksOf(operation), { send: overHttp, id: '1', token: 't' }),
+    ).rejects.toThrow('a run with a token needs a fixture for its plant');
   });
 });
 
-const [unauthorized, created] = coreCases;
-if (!unauthorized || !created) throw new Error('the core cases start with the 401 and the create');
+const [unauthorized, created] = casesOf(stepsOf('create-plant'));
+if (!unauthorized || !created)
+  throw new Error('the create cases start with the 401 and the create');
 const errorBody = (status: number) => JSON.stringify({ error: status, message: 'Nope' });
 const json = { 'Content-Type': 'application/json' };
 const challenge = { ...json, 'WWW-Authenticate': 'Bearer realm="plant-store"' };
 
 describe('judge', () => {
-  it.each<[string, CoreAnswer]>([
+  it.each<[string, CheckAnswer]>([
     ['a challenge in any header case', { status: 401, headers: challenge, body: errorBody(401) }],
     [
       'a challenge with an error code',
@@ -175,7 +212,7 @@ describe('judge', () => {
     expect(judge(unauthorized, answer)).toEqual([]);
   });
 
-  it.each<[string, CoreAnswer, string]>([
+  it.each<[string, CheckAnswer, string]>([
     ['another status', { status: 403, headers: challenge, body: errorBody(403) }, 'status 403'],
     ['no challenge', { status: 401, headers: json, body: errorBody(401) }, 'no www-authenticate'],
     [
@@ -248,45 +285,48 @@ describe('judge', () => {
   });
 });
 
-describe('coreCasesOf', () => {
+describe('checkStepsOf', () => {
   it.each(operations)(
     "$name's cases ask $method $path, first without a token for the 401 and its challenge",
     (operation) => {
-      const cases = coreCasesOf(operation);
+      const cases = casesOf(checkStepsOf(operation, checksOf(operation)));
       const template = new RegExp(`^${operation.path.replace(/\{\w+\}/g, '[^/?]+')}(\\?|$)`);
 
       expect(cases.length).toBeGreaterThanOrEqual(3);
-      for (const testCase of cases.filter((each) => each.operation === operation.name)) {
-        expect(testCase.method).toBe(operation.method);
-        expect(testCase.path).toMatch(template);
+      for (const testCase of cases) {
+        const request = requestOf(operation, testCase, '42');
+        expect(request.method).toBe(operation.method);
+        expect(request.path).toMatch(template);
       }
-      for (const testCase of cases.filter((each) => each.operation !== operation.name)) {
-        const other = operationNamed(testCase.operation);
-        expect(testCase.method).toBe(other.method);
-      }
-      expect(cases[0]).toMatchObject({
-        needsToken: false,
-        expected: { status: 401, headers: { 'www-authenticate': expect.any(RegExp) } },
-      });
-      expect(cases.slice(1).every((testCase) => testCase.needsToken)).toBe(true);
+      expect(cases[0]).toMatchObject({ withoutToken: true, expected: { status: 401 } });
+      expect(cases.slice(1).every((testCase) => testCase.withoutToken === undefined)).toBe(true);
     },
   );
 
   it.each([
     ['list-plants', ['GET /plants?limit=1', 'GET /plants?limit=1', 'GET /plants?limit=0']],
-    ['delete-plant', ['DELETE /plants/42', 'DELETE /plants/42', 'DELETE /plants/01']],
+    [
+      'delete-plant',
+      [
+        'DELETE /plants/42',
+        'DELETE /plants/42',
+        'DELETE /plants/42',
+        'DELETE /plants/42',
+        'DELETE /plants/01',
+      ],
+    ],
   ] as const)('%s sends the run id in the path and no body', (name, requests) => {
-    const sent = coreCasesOf(operationNamed(name)).map((testCase) =>
-      requestOf(testCase, '42', 'token'),
+    const requested = casesOf(stepsOf(name)).map((testCase) =>
+      requestOf(operationNamed(name), testCase, '42', 'token'),
     );
 
-    expect(sent.map((request) => `${request.method} ${request.path}`)).toEqual(requests);
-    for (const request of sent) expect(request).not.toHaveProperty('body');
+    expect(requested.map((request) => `${request.method} ${request.path}`)).toEqual(requests);
+    for (const request of requested) expect(request).not.toHaveProperty('body');
   });
 });
 
-const [listUnauthorized, listed, badLimit] = coreCasesOf(operationNamed('list-plants'));
-const [deleteUnauthorized, deleted, badId] = coreCasesOf(operationNamed('delete-plant'));
+const [listUnauthorized, listed, badLimit] = casesOf(stepsOf('list-plants'));
+const [deleteUnauthorized, , , deleted, badId] = casesOf(stepsOf('delete-plant'));
 if (!listUnauthorized || !listed || !badLimit || !deleteUnauthorized || !deleted || !badId) {
   throw new Error('the list and delete cases: 401, success, 400');
 }
