@@ -5,40 +5,29 @@ import type { LocalQueue, ReceivedMessage } from './local-queue.ts';
 import { type EventPattern, matchesPattern } from './pipe.ts';
 import type { TableStream } from './table-stream.ts';
 
-/** One instance of the function, as one Lambda execution environment holds it. */
+/** One instance of the function, as a Lambda execution environment holds it. */
 export interface FunctionInstance {
   readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
   /** Ends what it keeps open (its connections), requests in flight included. */
   close(): void;
 }
 
-export interface EventSourceMappingSettings {
-  /** Records moved and messages received at a time at most (`BatchSize`). */
-  readonly batchSize: number;
-  /** Batches invoked at the same time at most (`MaximumConcurrency`). */
-  readonly maxConcurrency: number;
-  readonly region: string;
-}
-
 /**
- * The EventBridge pipe and Lambda's SQS event source mapping, as one loop in this process. The
- * pipe's step moves the stream's records that `filter` keeps to the queue, one message each, in
- * the same write as the trim of every record read, so a record is moved once even across a crash
- * (Pipes: at least once). The mapping's step receives a batch as soon as messages are visible,
- * invokes the function with the SQS event Lambda builds, and deletes the messages it did not
- * report in `batchItemFailures` (a throw fails them all); a failed message comes back when its
- * visibility ends, as the deliverer set it. Up to `maxConcurrency` batches run at once, so that a
- * slow one holds up no other, each in an instance of the function of its own, made when none is
- * free and kept: batches never share an instance's connections, as each Lambda environment runs
- * one invocation at a time (docs/decisions/0147-local-deliverer-environment-per-batch.md).
- * Between steps it sleeps until there are records, a batch ends, or a message may be received.
+ * The EventBridge pipe and Lambda's SQS event source mapping, as one loop. The pipe's step moves
+ * the records `filter` keeps to the queue in the same write as the trim of every record read, so
+ * a record is moved once even across a crash. The mapping's step invokes the function with a
+ * batch of the visible messages, as Lambda builds it, and deletes those not in its
+ * `batchItemFailures` (a throw fails them all). Up to `maxConcurrency` batches run at once, each in
+ * an instance of the function of its own, made when none is free and kept, so that batches share
+ * no connections (docs/decisions/0147-local-deliverer-environment-per-batch.md).
  */
 export function startEventSourceMapping(options: {
   readonly stream: TableStream;
   readonly filter: EventPattern;
   readonly queue: LocalQueue;
   readonly newInstance: () => FunctionInstance;
-  readonly settings: EventSourceMappingSettings;
+  /** `BatchSize` (also the records moved at a time) and `MaximumConcurrency`. */
+  readonly settings: { batchSize: number; maxConcurrency: number; region: string };
   readonly log: (line: string) => void;
 }): { stop(): Promise<void> } {
   const { stream, filter, queue, newInstance, settings, log } = options;
@@ -56,11 +45,8 @@ export function startEventSourceMapping(options: {
   const free: FunctionInstance[] = [];
 
   const invoke = async (messages: readonly ReceivedMessage[]) => {
-    let instance = free.pop();
-    if (instance === undefined) {
-      instance = newInstance();
-      instances.push(instance);
-    }
+    const instance = free.pop() ?? newInstance();
+    if (!instances.includes(instance)) instances.push(instance);
     try {
       const Records = messages.map((message) => sqsRecord(message, arn, settings.region));
       const { batchItemFailures } = await instance.handler({ Records });
@@ -118,10 +104,7 @@ export function startEventSourceMapping(options: {
   const looping = loop();
 
   return {
-    /**
-     * Stops the loop and closes the instances: batches in flight fail, nothing of theirs is
-     * deleted, and their messages come back at the next start.
-     */
+    /** Batches in flight fail and delete nothing: their messages come back at the next start. */
     async stop() {
       stopping = true;
       nudge();

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LevelDatabase, LevelOperation } from 'dynalite/db/index.js';
 
-/** One message as a receive returns it, and as it is kept (in memory and in the database). */
+/** One message as a receive returns it, and as it is kept. */
 export interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
@@ -9,7 +9,7 @@ export interface QueuedMessage {
   /** `ApproximateReceiveCount`: the receives so far. */
   receiveCount: number;
   firstReceiveTimestamp?: number;
-  /** Epoch ms from which a receive may return it. */
+  /** Epoch ms. */
   visibleAt: number;
   /** The latest receive's: only it deletes or holds back the message. */
   receiptHandle?: string;
@@ -28,23 +28,16 @@ export interface QueueSettings {
   /** Keeps the dead letters; the queue forgets them only once it has. */
   readonly deadLetter: (messages: readonly ReceivedMessage[]) => Promise<void>;
   /**
-   * Test-only: a retry's wait (`changeVisibility`) lasts this share of its seconds, so that a test
-   * sees the 27-hour schedule run in seconds. A receive's timeout is not scaled: it covers a batch,
-   * which runs in real time. @default 1
+   * Test-only: a retry's wait (`changeVisibility`) lasts this share of its seconds; a receive's
+   * is not scaled, since it covers a batch, which runs in real time. @default 1
    */
   readonly timeScale?: number;
 }
 
 /**
- * The webhook queue, with what the deliverer's retries need of SQS: a received message is hidden
- * for the visibility timeout and comes back unless deleted with its latest receipt handle;
- * `changeVisibility` (the deliverer's `holdBack`) sets the time left from now; the receive after
- * `maxReceiveCount` moves the message to the dead letters instead.
- *
- * The messages live in the table's LevelDB under `webhook~sqs~<name>~`, every change written
- * before the call that made it returns, so a message sent or deleted stays so across a SIGKILL.
- * Unlike SQS: no retention period; visible messages come first in, first out; a message a batch
- * held when `npm start` stopped is visible at the next start (docs/decisions/0106-local-queue.md).
+ * The webhook queue, with what the deliverer's retries need of SQS: visibility, receipt handles,
+ * `maxReceiveCount`. The messages live in the table's LevelDB, each change written before the call
+ * that made it returns, so it stays across a SIGKILL (docs/decisions/0106-local-queue.md).
  */
 export class LocalQueue {
   readonly name: string;
@@ -97,10 +90,7 @@ export class LocalQueue {
     this.#onChange();
   }
 
-  /**
-   * Up to `max` visible messages, each now hidden for `visibilityTimeoutSeconds`; the visible ones
-   * received `maxReceiveCount` times go to the dead letters first.
-   */
+  /** Up to `max` visible messages, now hidden; the exhausted ones go to the dead letters first. */
   async receive(
     max: number,
     visibilityTimeoutSeconds = this.#settings.visibilityTimeoutSeconds,
@@ -131,7 +121,7 @@ export class LocalQueue {
     return taken.map((message) => ({ ...message }) as ReceivedMessage);
   }
 
-  /** DeleteMessage: only the latest receipt handle deletes; any other does nothing. */
+  /** Only the latest receipt handle deletes; any other does nothing. */
   async delete(receiptHandle: string): Promise<void> {
     const message = this.#latest(receiptHandle);
     if (message === undefined) return;
@@ -139,7 +129,7 @@ export class LocalQueue {
     await this.#write([this.#del(message)]);
   }
 
-  /** ChangeMessageVisibility: the message becomes visible `seconds` from now. */
+  /** The message becomes visible `seconds` from now (the deliverer's `holdBack`). */
   async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
     const message = this.#latest(receiptHandle);
     if (message === undefined) throw new Error('The receipt handle is not the latest of a message');
@@ -179,11 +169,7 @@ export class LocalQueue {
     return message?.receiptHandle === receiptHandle ? message : undefined;
   }
 
-  /**
-   * The writes one after the other: classic-level runs each batch on libuv's thread pool, where two
-   * batches in flight may commit in either order, and a message's later state must never be
-   * overwritten by an earlier one.
-   */
+  /** One write after the other: classic-level may commit two batches in flight in either order. */
   #write(operations: LevelOperation[]): Promise<void> {
     const written = this.#writes.catch(() => {}).then(() => this.#level.batch(operations));
     this.#writes = written;

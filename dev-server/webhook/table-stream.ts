@@ -8,11 +8,7 @@ import dynaliteDb, {
 /** An item as DynamoDB JSON: attribute name -> `{ N: "1" }`, `{ S: "Fern" }`, ... */
 export type DynamoDbItem = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
-/**
- * One record of the table's stream, as DynamoDB Streams documents it for the view type
- * `NEW_IMAGE` and as EventBridge Pipes passes it on: `NewImage` on INSERT and MODIFY, the keys
- * alone on REMOVE.
- */
+/** A stream record as DynamoDB Streams documents it for `NEW_IMAGE`: REMOVE has the keys alone. */
 export interface StreamRecord {
   readonly eventID: string;
   readonly eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
@@ -41,7 +37,7 @@ export interface TableStream {
   readonly arn: string;
   /** The oldest records not yet trimmed, in the order their writes committed. */
   read(limit: number): Promise<StoredRecord[]>;
-  /** The writes that trim these records, for the reader to commit with what it did with them. */
+  /** The writes that trim these records, for the reader to commit with what it made of them. */
   trimOperations(records: readonly StoredRecord[]): LevelOperation[];
   /** Calls `listener` after each write that added records has committed. */
   onRecords(listener: () => void): void;
@@ -50,14 +46,11 @@ export interface TableStream {
 }
 
 /**
- * A stand-in for the table's DynamoDB stream, which dynalite does not have
- * (docs/decisions/0105-table-stream-from-dynalites-writes.md). dynalite writes each item with one
- * `put` or `del` under `item-<table>~` of its LevelDB; a prewrite hook adds the stream record to
- * the same atomic batch. So a record exists exactly when its item write committed, whichever API
- * wrote it, and is as durable as the item. A failed condition, an idempotent replay, a delete of an
- * absent item and a put that changes nothing write nothing, and so record nothing, as on DynamoDB.
- * To tell INSERT from MODIFY and give REMOVE its keys inside a synchronous hook, it keeps each
- * stored item's image as canonical JSON in memory. One shard; records are kept until trimmed.
+ * The table's DynamoDB stream, which dynalite lacks (decision 0105): a prewrite hook on dynalite's
+ * LevelDB adds each item write's record to the same atomic batch, so a record exists exactly when
+ * its write committed, whichever API wrote it; a write that changes nothing records nothing, as on
+ * DynamoDB. To tell INSERT from MODIFY inside the synchronous hook, each item's image is kept in
+ * memory as canonical JSON.
  */
 export async function attachTableStream(
   level: LevelDatabase,
