@@ -42,10 +42,10 @@ export class DataDirUntrustedError extends Error {
   }
 }
 
-/** The data directory (which may be a link you made) and the three it holds (which may not). */
+/** The data directory (which may be a link you made) and the ones it holds (which may not). */
 export async function ensureDataDir(dataDir: string): Promise<void> {
   await ensurePrivateDir(dataDir);
-  for (const sub of ['issuer', 'dynamodb', 'lock']) {
+  for (const sub of ['issuer', 'dynamodb', 'lock', 'webhook']) {
     await ensurePrivateDir(join(dataDir, sub), ownUid(), { followLink: false });
   }
 }

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newPlantEvent } from '../../functions/deliver-webhook/new-plant-event.ts';
-import { ensurePrivateDir, readPrivateFile } from '../data-dir.ts';
+import { readPrivateFile } from '../data-dir.ts';
 import type { LocalQueue, ReceivedMessage } from './local-queue.ts';
 
 /** Where `npm start` appends each dead letter: one stream record (a message body) per line. */
@@ -23,11 +23,8 @@ export async function openDeadLetters(
   add(messages: readonly ReceivedMessage[]): Promise<void>;
   bodies(): string[];
 }> {
+  // Its directory was made and checked with the data directory (`ensureDataDir`).
   const file = dataDir === undefined ? undefined : deadLetterFile(dataDir);
-  // The data directory may be a link, the directories in it may not.
-  if (dataDir !== undefined) {
-    await ensurePrivateDir(join(dataDir, 'webhook'), undefined, { followLink: false });
-  }
   const bodies: string[] = [];
   return {
     file,

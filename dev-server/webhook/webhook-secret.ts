@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { signingKeyOf } from '../../functions/deliver-webhook/signature.ts';
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../data-dir.ts';
+import { ensureDataDir, readPrivateFile, writePrivateFile } from '../data-dir.ts';
 
 /** Why `PLANTS_WEBHOOK_URL` is no absolute http(s) URL (locally, http is fine), or `undefined`. */
 export function webhookUrlProblem(url: string): string | undefined {
@@ -38,9 +38,7 @@ export const webhookSecretFile = (dataDir: string) => join(dataDir, 'webhook', '
 export async function loadOrCreateWebhookSecret(dataDir: string | undefined): Promise<string> {
   if (dataDir === undefined) return generateWebhookSecret();
   const file = webhookSecretFile(dataDir);
-  await ensurePrivateDir(dataDir);
-  // The data directory may be a link, the directories in it may not.
-  await ensurePrivateDir(join(dataDir, 'webhook'), undefined, { followLink: false });
+  await ensureDataDir(dataDir);
   let stored = await readPrivateFile(file);
   if (stored === undefined) {
     // The server and the listener may race to create it: the first whole file linked wins.
