@@ -31,20 +31,15 @@ export function toEventV2(
   body: Buffer,
   context: RequestContext,
 ): APIGatewayProxyEventV2 {
-  const headerValues = new Map<string, string>();
-  for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
-    const name = (request.rawHeaders[i] as string).toLowerCase();
-    const value = request.rawHeaders[i + 1] as string;
-    const earlier = headerValues.get(name);
-    headerValues.set(name, earlier === undefined ? value : `${earlier},${value}`);
-  }
-  // Built from entries, so that a name such as `__proto__` is a member like any other.
-  const headers: Record<string, string> = Object.fromEntries(headerValues);
+  const { rawHeaders } = request;
+  const headers = joined(
+    rawHeaders.flatMap((name, i) => (i % 2 ? [] : [[name.toLowerCase(), rawHeaders[i + 1] ?? '']])),
+  );
   const url = request.url ?? '/';
   const queryStart = url.indexOf('?');
   const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
   const rawQueryString = queryStart < 0 ? '' : url.slice(queryStart + 1);
-  const query = queryStringParameters(rawQueryString);
+  const query = joined(new URLSearchParams(rawQueryString));
   const domainName = (headers.host ?? 'localhost').replace(/:\d+$/, '');
   const mediaType = headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
   const text = /^(text\/.+|application\/(.+\+)?json)$/.test(mediaType) && isUtf8(body);
@@ -56,7 +51,7 @@ export function toEventV2(
     rawPath,
     rawQueryString,
     headers,
-    ...(query === undefined ? {} : { queryStringParameters: query }),
+    ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
@@ -83,14 +78,15 @@ export function toEventV2(
   };
 }
 
-/** Decoded as URLSearchParams decodes; a name sent twice has its values joined with commas. */
-function queryStringParameters(rawQueryString: string): Record<string, string> | undefined {
+/** Names and values as payload 2.0 carries them: a name given twice has its values joined. */
+function joined(pairs: Iterable<readonly [string, string]>): Record<string, string> {
   const values = new Map<string, string>();
-  for (const [name, value] of new URLSearchParams(rawQueryString)) {
+  for (const [name, value] of pairs) {
     const earlier = values.get(name);
     values.set(name, earlier === undefined ? value : `${earlier},${value}`);
   }
-  return values.size === 0 ? undefined : Object.fromEntries(values);
+  // Built from entries, so that a name such as `__proto__` is a member like any other.
+  return Object.fromEntries(values);
 }
 
 export interface GatewayResponse {

@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
 import { type GatewayResponse, gatewayError, writeResponse } from './http-gateway.ts';
+import type { LocalLimits } from './local-api.ts';
 
 /** Answers one request this server let in; `requestId` is also its `apigw-requestid`. */
 export type RequestHandler = (
@@ -20,15 +21,14 @@ export type RequestHandler = (
   requestId: string,
 ) => Promise<void>;
 
-export interface ServerOptions {
+export type ServerOptions = Pick<
+  LocalLimits,
+  'requestTimeoutMs' | 'warmUpMs' | 'maxConnections'
+> & {
   readonly host: string;
   readonly port: number;
-  /** See `defaultLimits` in local-api.ts. */
-  readonly requestTimeoutMs: number;
-  readonly warmUpMs: number;
-  readonly maxConnections: number;
   readonly log: (line: string) => void;
-}
+};
 
 /** The names every local server answers to, besides its HOST and the address a request came to. */
 const ownHostNames = ['127.0.0.1', 'localhost', '::1'];
@@ -106,10 +106,15 @@ export async function startServer(
   });
   await listen(server, options.host, options.port);
   const url = baseUrl(options.host, (server.address() as AddressInfo).port);
-  const close = () => {
+  const close = async () => {
     closing = true;
     for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-    return closeServer(server);
+    // Stops listening, and lets requests in flight finish for up to `shutdownGraceMs`.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const grace = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
+    await closed;
+    clearTimeout(grace);
   };
   return { url, close };
 }
@@ -192,13 +197,4 @@ export function closeNow(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
-}
-
-/** Stops listening, lets requests in flight finish (for up to `shutdownGraceMs`), then returns. */
-async function closeServer(server: Server): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const grace = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
-  await closed;
-  clearTimeout(grace);
 }
