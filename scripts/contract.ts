@@ -32,13 +32,19 @@ import {
 import { apiFixture, checkedBody, sampleHttpRequest, sendHttp } from './check-http.ts';
 import {
   type Answer,
-  exactIntegerBounds,
   loadOpenApiExchanges,
   type OpenApiExchanges,
   type Operation,
-  type Parameter,
   type Route,
 } from './openapi-exchange.ts';
+import {
+  bodyText,
+  describedValue,
+  type Json,
+  parameterTarget,
+  requestParameters,
+  type Schema,
+} from './schema-arbitraries.ts';
 
 /** One request of a run. */
 export interface SentRequest {
@@ -91,12 +97,11 @@ export interface ContractResult {
 
 export const defaults = { seed: 19, runs: 120, walkLimit: 10, timeoutMs: 10_000 } as const;
 
-type Json = null | boolean | number | string | bigint | Json[] | { [key: string]: Json };
-type Schema = { [keyword: string]: unknown };
-
 /** The routes this check knows by name beyond what the spec's schemas say. */
 const listRoute = { method: 'GET', path: '/plants' } as const;
-const [createPlant, deletePlant] = [operationNamed('create-plant'), operationNamed('delete-plant')];
+const createPlant = operationNamed('create-plant');
+const getPlant = operationNamed('get-plant');
+const deletePlant = operationNamed('delete-plant');
 /** A walk that has not ended after this many pages is a violation (a link that loops). */
 const maxWalkPages = 10_000;
 const acceptedBody = 'a body the spec accepts';
@@ -111,8 +116,9 @@ interface RunContext {
   readonly exchange: (request: SentRequest) => Promise<Answer | undefined>;
   /** Counts the answer's status for its operation; a failure if the spec or `problems` object. */
   readonly record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void;
-  readonly failures: ContractFailure[];
-  /** The checks' fixture, through the API and recorded as the rest; only with a token. */
+  /** A failure with no answer of its own. */
+  readonly fail: (request: SentRequest, violations: readonly string[]) => void;
+  /** The checks' fixture, its requests recorded as every other; only with a token. */
   readonly fixture?: CheckFixture;
 }
 
@@ -128,9 +134,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
   const statuses = new Map<string, Map<number, number>>();
   const failures: ContractFailure[] = [];
   let requests = 0;
-  /** The ids of the creates sent with a token, and whether each answer says it stored the plant. */
+  /** The id of each create sent with a token: whether its answer says it stored the plant. */
   const created = new Map<string, boolean>();
-
   const record: RunContext['record'] = (request, answer, problems) => {
     const route: Route = { method: request.method, path: request.path };
     const operation = spec.operationOf(route);
@@ -144,43 +149,43 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
     const violations = [...spec.checkAnswer(route, answer), ...problems];
     if (violations.length > 0) failures.push({ request, answer, violations });
   };
+  const fail: RunContext['fail'] = (request, violations) => failures.push({ request, violations });
   const exchange: RunContext['exchange'] = async (request) => {
     requests += 1;
-    const id = request.method === 'POST' ? idOfBody(request.body) : undefined;
-    try {
-      const answer = await sendHttp(options.url, request, options.timeoutMs);
-      if (id !== undefined && request.headers.authorization !== undefined) {
-        if (answer.status === 200) created.set(id, true);
-        else if (answer.status >= 500) created.set(id, created.get(id) ?? false);
-      }
-      return answer;
-    } catch (error) {
-      if (id !== undefined && request.headers.authorization !== undefined) {
-        created.set(id, created.get(id) ?? false);
-      }
-      failures.push({ request, violations: [`no answer: ${describeError(error)}`] });
+    const answer = await sendHttp(options.url, request, options.timeoutMs).catch((error) => {
+      fail(request, [`no answer: ${describeError(error)}`]);
       return undefined;
+    });
+    const id = request.method === 'POST' && request.headers.authorization ? idOf(request) : '';
+    if (id !== '' && (answer === undefined || answer.status === 200 || answer.status >= 500)) {
+      created.set(id, answer?.status === 200 || created.get(id) === true);
     }
+    return answer;
   };
   const run: RunContext['run'] = async (contractCase) => {
     const answer = await exchange(contractCase);
-    if (answer === undefined) return undefined;
-    const expected = contractCase.expect.includes(answer.status);
     const why = `expected ${contractCase.expect.join(' or ')} (${contractCase.why})`;
-    record(contractCase, answer, expected ? [] : [why]);
+    if (answer !== undefined) {
+      record(contractCase, answer, contractCase.expect.includes(answer.status) ? [] : [why]);
+    }
     return answer;
   };
-  /** The fixture's own requests: recorded, and checked against the spec, as every other. */
   const send: Send = async (request) => {
     const sent = { name: "the check plant, kept by the checks' fixture", ...request };
-    const answer = await exchange(sent);
-    if (answer === undefined) throw new Error(`no answer to ${request.method} ${request.path}`);
+    const answer = await answerTo(exchange, sent);
     record(sent, answer, []);
     return answer;
   };
   const fixture = options.token === undefined ? undefined : apiFixture(send, options.token);
-  const context = { spec, options, run, exchange, record, failures, fixture };
-
+  const context: RunContext = {
+    spec,
+    options,
+    run,
+    exchange,
+    record,
+    fail,
+    ...(fixture === undefined ? {} : { fixture }),
+  };
   let walk: ContractResult['walk'];
   try {
     walk = await runSteps(context);
@@ -191,61 +196,55 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
   return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
 }
 
+/** The answer to `request`, or an error when none came. */
+async function answerTo(exchange: RunContext['exchange'], request: SentRequest): Promise<Answer> {
+  const answer = await exchange(request);
+  if (answer === undefined) throw new Error(`no answer to ${request.method} ${request.path}`);
+  return answer;
+}
+
 /** The run's requests in order; the list walk's summary, when one was made. */
 async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
   const { spec, options, run, fixture } = context;
-  /** The plants this run created (a 200 to a create it sent), by id. */
+  /** The plants this run created (a 200 to a create it sent), by id, as the answers have them. */
   const stored = new Map<string, { id: Json; name: Json; tag?: Json }>();
-  const created: ContractCase[] = [];
+  let first: ContractCase | undefined;
   for (const contractCase of contractCases(spec, options)) {
     const answer = await run(contractCase);
     const authorized = contractCase.headers.authorization !== undefined;
     if (contractCase.name === acceptedBody && authorized && answer?.status === 200) {
       const { id = null } = parseExact(contractCase.body as string) as Record<string, Json>;
-      // As the answer has it: the store keeps text in NFC, which the body may not be in.
+      // The store keeps text in NFC, which the body may not be in.
       const { name = null, tag } = (parseExact(answer.body) ?? {}) as Record<string, Json>;
       stored.set(String(id), { id, name, ...(tag === undefined ? {} : { tag }) });
-      created.push(contractCase);
+      first ??= contractCase;
     }
   }
-
-  const [first] = created;
   let walk: ContractResult['walk'];
   if (first !== undefined && fixture !== undefined) {
-    const firstPlant = parseExact(first.body as string) as Record<string, Json>;
-    const renamed = {
-      ...first,
-      body: exactJson({
-        ...firstPlant,
-        name: firstPlant.name === 'Contract check' ? 'Contract check 2' : 'Contract check',
-      }),
-    };
-    // A plant stored under an id, sent again with another name, is the conflict the spec documents.
+    const plant = parseExact(first.body as string) as Record<string, Json>;
+    const name = plant.name === 'Contract check' ? 'Contract check 2' : 'Contract check';
+    const renamed = { ...first, body: exactJson({ ...plant, name }) };
     await run({
       ...renamed,
       name: 'the id of a stored plant, with another name',
       expect: [409],
       why: 'nothing stored is overwritten',
     });
-
     const { next, ...summary } = await listWalk(context, stored);
     walk = { ...summary, stored: stored.size };
-    if (next !== undefined) {
-      for (const cursorCase of cursorCases(next, options)) await run(cursorCase);
+    for (const cursorCase of next === undefined ? [] : cursorCases(next, options)) {
+      await run(cursorCase);
     }
-
-    // The first plant deleted (the spec's success), then again (absent: the same answer), then
-    // created again under another name, which the delete has freed; the clean-up deletes it.
-    const remove = (name: string): ContractCase => ({
-      name,
-      method: 'DELETE',
-      path: `/plants/${firstPlant.id}`,
-      headers: { authorization: `Bearer ${options.token}` },
+    // Deleted (the spec's success), again (absent: the same answer), then created again under
+    // another name, which the delete has freed; the clean-up deletes it.
+    const remove = {
+      ...sampleHttpRequest(deletePlant, String(plant.id), options.token),
       expect: [204],
       why: 'deleting is idempotent: 204 whether or not the plant is there',
-    });
-    await run(remove('a plant this run stored'));
-    await run(remove('a plant already deleted'));
+    };
+    await run({ ...remove, name: 'a plant this run stored' });
+    await run({ ...remove, name: 'a plant already deleted' });
     await run({
       ...renamed,
       name: 'the id of a deleted plant, with another name',
@@ -253,7 +252,6 @@ async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
       why: 'a delete frees the id for any plant',
     });
   }
-
   if (options.token !== undefined) {
     for (const sampleCase of sampleCases(options.token)) await run(sampleCase);
   }
@@ -261,13 +259,11 @@ async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
   return walk;
 }
 
-/** The `id` of a JSON object body, as its exact decimal text. */
-function idOfBody(body: string | Uint8Array | undefined): string | undefined {
-  if (body === undefined) return undefined;
-  const parsed = parseExact(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
-  const { id } = parsed;
-  return typeof id === 'bigint' || typeof id === 'number' ? String(id) : undefined;
+/** The `id` of a JSON object body, as its exact decimal text; empty when it has none. */
+function idOf({ body = '' }: SentRequest): string {
+  const { id } = (parseExact(typeof body === 'string' ? body : Buffer.from(body).toString()) ??
+    {}) as { id?: Json };
+  return typeof id === 'bigint' || typeof id === 'number' ? String(id) : '';
 }
 
 /**
@@ -280,32 +276,25 @@ function idOfBody(body: string | Uint8Array | undefined): string | undefined {
 async function cleanUp(
   created: ReadonlyMap<string, boolean>,
   fixture: CheckFixture,
-  { exchange, record, failures, options }: RunContext,
+  { exchange, record, fail, options }: RunContext,
 ): Promise<void> {
   for (const [id, stored] of created) {
+    const read = {
+      name: 'a plant this run may have stored, read',
+      ...sampleHttpRequest(getPlant, id, options.token),
+    };
     try {
       if (!stored) {
-        const read = {
-          name: 'a plant this run may have stored, read',
-          method: 'GET',
-          path: `/plants/${id}`,
-          headers: { authorization: `Bearer ${options.token}` },
-        };
-        const answer = await exchange(read);
-        if (answer === undefined) continue;
+        const answer = await answerTo(exchange, read);
         record(read, answer, []);
-        const plant = answer.status === 200 ? parseExact(answer.body) : undefined;
-        if ((plant as { tag?: Json } | undefined)?.tag !== checkPlantTag) continue;
+        const { tag } = ((answer.status === 200 && parseExact(answer.body)) || {}) as {
+          tag?: Json;
+        };
+        if (tag !== checkPlantTag) continue;
       }
       await fixture.delete(id);
     } catch (error) {
-      const request = {
-        name: 'the clean-up',
-        method: 'DELETE',
-        path: `/plants/${id}`,
-        headers: {},
-      };
-      failures.push({ request, violations: [describeError(error)] });
+      fail({ ...read, name: 'the clean-up' }, [describeError(error)]);
     }
   }
 }
@@ -319,12 +308,11 @@ async function runOperationChecks(
   operation: DeclaredOperation,
   context: RunContext,
 ): Promise<void> {
-  const { exchange, record, failures, fixture, options } = context;
+  const { exchange, record, fail, fixture, options } = context;
   const answered: { request: SentRequest; answer: Answer }[] = [];
   const send: Send = async (request) => {
     const sent = { name: 'check', ...request };
-    const answer = await exchange(sent);
-    if (answer === undefined) throw new Error(`no answer to ${request.method} ${request.path}`);
+    const answer = await answerTo(exchange, sent);
     answered.push({ request: sent, answer });
     return answer;
   };
@@ -340,11 +328,9 @@ async function runOperationChecks(
       record({ ...request, name: `check: ${name}` }, answer, problems);
     }
   }
-  if ('error' in report) {
-    const { method, path } = operation;
-    const request = { name: `the checks of ${routeKey(operation)}`, method, path, headers: {} };
-    failures.push({ request, violations: [describeError(report.error)] });
-  }
+  const { method, path } = operation;
+  const checks = { name: `the checks of ${routeKey(operation)}`, method, path, headers: {} };
+  if ('error' in report) fail(checks, [describeError(report.error)]);
 }
 
 /**
@@ -353,45 +339,42 @@ async function runOperationChecks(
  * run's, and deleted by the clean-up with the rest.
  */
 export function sampleCases(token: string): ContractCase[] {
-  return declaredOperations.map(
-    (operation): ContractCase => ({
-      name: `the sample of ${routeKey(operation)}, about an id no plant has`,
-      ...sampleHttpRequest(operation, freshPlantId(), token),
-      expect: [checksOf(operation).sample.status],
-      why: `the status ${operation.name} declares for its sample`,
-    }),
-  );
+  return declaredOperations.map((operation) => ({
+    name: `the sample of ${routeKey(operation)}, about an id no plant has`,
+    ...sampleHttpRequest(operation, freshPlantId(), token),
+    expect: [checksOf(operation).sample.status],
+    why: `the status ${operation.name} declares for its sample`,
+  }));
 }
 
 /**
  * Follows the list's next links from the first page (`limit` = `walkLimit`) to the last, creating
- * a fresh plant and deleting the one before it between pages (the clean-up deletes the last). Each page must be
- * a 200 whose next link goes on with the same limit; the walk must end; no id may appear twice;
- * and each plant the run stored, present throughout, must appear exactly once, as stored. Returns
- * the first next link, for the cursor cases, and how far the walk went.
+ * a fresh plant and deleting the one before it between pages (the clean-up deletes the last).
+ * Each page must be a 200 whose next link goes on with the same limit; the walk must end; no id
+ * may appear twice; and each plant the run stored, present throughout, must appear exactly once,
+ * as stored. Returns the first next link, for the cursor cases, and how far the walk went.
  */
 async function listWalk(
-  { options, run, exchange, record, failures }: RunContext,
+  { options, run, exchange, record, fail }: RunContext,
   stored: ReadonlyMap<string, { id: Json; name: Json; tag?: Json }>,
 ): Promise<{ next: string | undefined; pages: number; plants: number }> {
-  const auth = { authorization: `Bearer ${options.token}` };
+  const walkRequest = (name: string, path: string) => ({
+    name,
+    ...listRoute,
+    path,
+    headers: { authorization: `Bearer ${options.token}` },
+  });
   const start = `${listRoute.path}?limit=${options.walkLimit}`;
   const seen = new Map<string, Json[]>();
   const targets = new Set<string>();
   let firstNext: string | undefined;
   let churn: string | undefined;
-  let target: string | undefined = start;
   let pages = 0;
-  for (let page = 1; target !== undefined; page += 1) {
-    const request = {
-      name: `list walk, page ${page}`,
-      ...listRoute,
-      path: target,
-      headers: auth,
-    };
+  for (let target: string | undefined = start; target !== undefined; ) {
+    const request = walkRequest(`list walk, page ${pages + 1}`, target);
     const answer = await exchange(request);
     if (answer === undefined) break;
-    pages = page;
+    pages += 1;
     const problems: string[] = [];
     let next: string | undefined;
     if (answer.status !== 200) {
@@ -399,24 +382,21 @@ async function listWalk(
     } else {
       const items = parseExact(answer.body);
       for (const item of Array.isArray(items) ? (items as Record<string, Json>[]) : []) {
-        const key = String(item.id);
-        seen.set(key, [...(seen.get(key) ?? []), item]);
+        seen.set(String(item.id), [...(seen.get(String(item.id)) ?? []), item]);
       }
       next = nextLinkTarget(answer.headers.link ?? null);
-      if (next !== undefined) {
-        const url = new URL(next, 'http://next.invalid/');
-        if (
-          url.pathname !== listRoute.path ||
-          url.searchParams.get('limit') !== String(options.walkLimit)
-        ) {
-          problems.push(
-            `the next link ${next} does not go on with ${listRoute.path}?limit=${options.walkLimit}`,
-          );
-        }
-        if (targets.has(next)) {
-          problems.push(`the next link ${next} was followed before: the walk loops`);
-        }
-        if (page >= maxWalkPages) problems.push(`the walk has not ended after ${page} pages`);
+      const url = new URL(next ?? start, 'http://next.invalid/');
+      if (
+        url.pathname !== listRoute.path ||
+        url.searchParams.get('limit') !== String(options.walkLimit)
+      ) {
+        problems.push(`the next link ${next} does not go on with ${start}`);
+      }
+      if (next !== undefined && targets.has(next)) {
+        problems.push(`the next link ${next} was followed before: the walk loops`);
+      }
+      if (next !== undefined && pages >= maxWalkPages) {
+        problems.push(`the walk has not ended after ${pages} pages`);
       }
     }
     record(request, answer, problems);
@@ -442,28 +422,22 @@ async function listWalk(
     churn = fresh;
     target = next;
   }
-  const violations: string[] = [];
-  for (const [id, plant] of stored) {
+  const violations = [...stored].flatMap(([id, plant]) => {
     const listed = seen.get(id) ?? [];
     if (listed.length !== 1) {
-      violations.push(`plant ${id}, stored before the walk, is listed ${listed.length} times`);
-    } else if (exactJson(listed[0]) !== exactJson(plant)) {
-      violations.push(
-        `plant ${id} is listed as ${exactJson(listed[0])}, stored as ${exactJson(plant)}`,
-      );
+      return [`plant ${id}, stored before the walk, is listed ${listed.length} times`];
     }
-  }
+    const [as] = listed.map((each) => exactJson(each));
+    return as === exactJson(plant)
+      ? []
+      : [`plant ${id} is listed as ${as}, stored as ${exactJson(plant)}`];
+  });
   for (const [id, listed] of seen) {
     if (listed.length > 1 && !stored.has(id)) {
       violations.push(`plant ${id} is listed ${listed.length} times`);
     }
   }
-  if (violations.length > 0) {
-    failures.push({
-      request: { name: 'list walk', ...listRoute, path: start, headers: auth },
-      violations,
-    });
-  }
+  if (violations.length > 0) fail(walkRequest('list walk', start), violations);
   const plants = [...seen.values()].reduce((sum, listed) => sum + listed.length, 0);
   return { next: firstNext, pages, plants };
 }
@@ -518,193 +492,134 @@ function cursorCases(next: string, options: ContractOptions): ContractCase[] {
 export function contractCases(spec: OpenApiExchanges, options: ContractOptions): ContractCase[] {
   const cases: ContractCase[] = [];
   const { token } = options;
+  const sampled = <T>(arbitrary: fc.Arbitrary<T>, numRuns = 100) =>
+    fc.sample(arbitrary, { seed: options.seed, numRuns });
   for (const operation of operations(spec)) {
     const { method } = operation.route;
     const schema = spec.requestBodySchema(operation);
-    const secured = isSecured(spec, operation);
-    const success = documentedSuccess(operation);
-    const fromState = documentedStateStatuses(operation);
     const parameters = requestParameters(spec, operation);
-    const validTarget = fc
-      .sample(parameterTarget(operation, parameters, spec, 'valid'), {
-        seed: options.seed,
-        numRuns: 100,
-      })
-      .find((target) => spec.acceptsParameters(operation, target.path) && !target.madeUp);
-    if (validTarget === undefined) {
-      throw new Error(`no parameters the spec accepts for ${operation.name}`);
-    }
-    const path = validTarget.path;
+    const path = sampled(parameterTarget(operation, parameters, spec, 'valid')).find(
+      (target) => spec.acceptsParameters(operation, target.path) && !target.madeUp,
+    )?.path;
+    if (path === undefined) throw new Error(`no parameters the spec accepts for ${operation.name}`);
     const validBody =
       schema === undefined
         ? undefined
-        : fc
-            .sample(describedValue(schema, spec).map(exactJson), {
-              seed: options.seed,
-              numRuns: 100,
-            })
+        : sampled(describedValue(schema, spec).map(exactJson))
             .map(checkedBody)
             .find((body) => spec.acceptsBody(operation, body));
     if (schema !== undefined && validBody === undefined) {
       throw new Error(`no body the spec accepts for ${operation.name}`);
     }
-    /**
-     * A body sent with a token carries the checks' tag (`checkedBody`), unless that would change
-     * whether the spec accepts it (a body refused for its tag alone stays as it is): a plant it
-     * stores is the run's own, and never reaches the webhook's subscriber.
-     */
-    const checked = (body: string, accepted: boolean) => {
-      const marked = checkedBody(body);
-      return spec.acceptsBody(operation, marked) === accepted ? marked : body;
-    };
     const headersOf = (withToken?: string): Record<string, string> =>
       schema === undefined ? authorization(withToken) : jsonHeaders(withToken);
-    const noToken = { expect: [401], why: 'no token, whatever the request' } as const;
+    // A secured operation asked without a token answers 401, whatever the request.
+    const refusedForToken = isSecured(spec, operation) && token === undefined;
+    const statuses = [...documentedSuccess(operation), ...documentedStateStatuses(operation)];
+    const stored = `${documentedStateStatuses(operation).join(' or ')} from what is stored`;
 
+    // Generated requests: bodies for an operation with one, parameters for one without. A body
+    // sent with a token carries the checks' tag (`checkedBody`), unless that would change whether
+    // the spec accepts it: a plant it stores is the run's own, never delivered to a subscriber.
+    const generated: Omit<ContractCase, 'method' | 'headers'>[] = [];
     if (schema !== undefined) {
-      const bodies = fc.sample(bodyText(schema, spec), {
-        seed: options.seed,
-        numRuns: options.runs,
-      });
-      for (const generated of bodies) {
-        const unchecked = withPathId(operation.route.path, path, generated);
-        const accepted = spec.acceptsBody(operation, unchecked);
-        const body = secured && token === undefined ? unchecked : checked(unchecked, accepted);
-        const sent = {
-          name: accepted ? acceptedBody : 'a body the spec refuses',
-          method,
-          path,
-          body,
-        };
-        if (secured && token === undefined) {
-          cases.push({ ...sent, headers: headersOf(), ...noToken });
-        } else if (accepted) {
-          const why = `the spec accepts this body; ${fromState.join(' or ')} from what is stored`;
-          cases.push({
-            ...sent,
-            headers: headersOf(token),
-            expect: [...success, ...fromState],
-            why,
-          });
-        } else {
-          cases.push({
-            ...sent,
-            headers: headersOf(token),
-            expect: [400],
-            why: 'the spec refuses this body',
-          });
-        }
+      for (const text of sampled(bodyText(schema, spec), options.runs)) {
+        const plain = withPathId(operation.route.path, path, text);
+        const accepted = spec.acceptsBody(operation, plain);
+        const marked = checkedBody(plain);
+        const body =
+          refusedForToken || spec.acceptsBody(operation, marked) !== accepted ? plain : marked;
+        const [name, expect, why] = accepted
+          ? [acceptedBody, statuses, `the spec accepts this body; ${stored}`]
+          : ['a body the spec refuses', [400], 'the spec refuses this body'];
+        generated.push({ name, path, body, expect, why });
       }
     } else if (parameters.length > 0) {
-      const targets = fc.sample(parameterTarget(operation, parameters, spec, 'any'), {
-        seed: options.seed,
-        numRuns: options.runs,
-      });
-      for (const target of targets) {
-        const accepted = spec.acceptsParameters(operation, target.path);
-        const name = target.madeUp
-          ? 'a value the API did not issue'
-          : accepted
-            ? 'parameters the spec accepts'
-            : 'parameters the spec refuses';
-        const sent = { name, method, path: target.path };
-        if (secured && token === undefined) {
-          cases.push({ ...sent, headers: headersOf(), ...noToken });
-        } else if (target.madeUp) {
-          const why = 'only values the API issued in a next link are accepted (x-issued-in-link)';
-          cases.push({ ...sent, headers: headersOf(token), expect: [400], why });
-        } else if (accepted) {
-          const why = 'the spec accepts these parameters';
-          cases.push({
-            ...sent,
-            headers: headersOf(token),
-            expect: [...success, ...fromState],
-            why,
-          });
-        } else {
-          cases.push({
-            ...sent,
-            headers: headersOf(token),
-            expect: [400],
-            why: 'the spec refuses these parameters',
-          });
-        }
+      for (const { path: target, madeUp } of sampled(
+        parameterTarget(operation, parameters, spec, 'any'),
+        options.runs,
+      )) {
+        const [name, expect, why] = madeUp
+          ? [
+              'a value the API did not issue',
+              [400],
+              'only values the API issued in a next link are accepted (x-issued-in-link)',
+            ]
+          : spec.acceptsParameters(operation, target)
+            ? ['parameters the spec accepts', statuses, 'the spec accepts these parameters']
+            : ['parameters the spec refuses', [400], 'the spec refuses these parameters'];
+        generated.push({ name, path: target, expect, why });
       }
     }
-
-    if (secured) {
-      const unauthenticated = {
-        method,
-        path,
-        ...(validBody === undefined ? {} : { body: validBody }),
-        expect: [401],
-        why: 'the operation needs a bearer token',
-      } as const;
+    for (const each of generated) {
       cases.push(
-        { ...unauthenticated, name: 'no token', headers: headersOf() },
-        {
-          ...unauthenticated,
-          name: 'a token that is not a JWT',
-          headers: { ...headersOf(), authorization: 'Bearer not-a-token' },
-        },
-        {
-          ...unauthenticated,
-          name: 'an unsigned token',
-          headers: { ...headersOf(), authorization: `Bearer ${unsignedToken}` },
-        },
-        {
-          ...unauthenticated,
-          name: 'another scheme',
-          headers: { ...headersOf(), authorization: 'Basic Zm9vOmJhcg==' },
-        },
+        refusedForToken
+          ? {
+              ...each,
+              method,
+              headers: headersOf(),
+              expect: [401],
+              why: 'no token, whatever the request',
+            }
+          : { ...each, method, headers: headersOf(token) },
       );
     }
-    if (validBody !== undefined && (!secured || token !== undefined)) {
+
+    const asked = { method, path, ...(validBody === undefined ? {} : { body: validBody }) };
+    if (isSecured(spec, operation)) {
+      for (const [name, authorization] of [
+        ['no token', undefined],
+        ['a token that is not a JWT', 'Bearer not-a-token'],
+        ['an unsigned token', `Bearer ${unsignedToken}`],
+        ['another scheme', 'Basic Zm9vOmJhcg=='],
+      ] as const) {
+        const headers = {
+          ...headersOf(),
+          ...(authorization === undefined ? {} : { authorization }),
+        };
+        cases.push({
+          ...asked,
+          name,
+          headers,
+          expect: [401],
+          why: 'the operation needs a bearer token',
+        });
+      }
+    }
+    if (validBody !== undefined && !refusedForToken) {
       const authorized = jsonHeaders(token);
-      const maxBytes = Number((resolvedRequestBody(spec, operation) as Schema)['x-max-body-bytes']);
+      const onlyJson = { ...asked, expect: [415], why: 'the spec documents only application/json' };
       cases.push(
         {
+          ...onlyJson,
           name: 'text/plain',
-          method,
-          path,
           headers: { ...authorized, 'content-type': 'text/plain' },
-          body: validBody,
-          expect: [415],
-          why: 'the spec documents only application/json',
         },
-        {
-          name: 'no content type',
-          method,
-          path,
-          headers: withoutContentType(authorized),
-          body: validBody,
-          expect: [415],
-          why: 'the spec documents only application/json',
-        },
+        { ...onlyJson, name: 'no content type', headers: withoutContentType(authorized) },
       );
+      const maxBytes = Number((resolvedRequestBody(spec, operation) as Schema)['x-max-body-bytes']);
       if (Number.isInteger(maxBytes)) {
+        const body = padded(validBody, maxBytes + 1);
+        const why = `x-max-body-bytes is ${maxBytes}`;
         cases.push({
+          ...asked,
           name: `a body of ${maxBytes + 1} bytes`,
-          method,
-          path,
           headers: authorized,
-          body: padded(validBody, maxBytes + 1),
+          body,
           expect: [413],
-          why: `x-max-body-bytes is ${maxBytes}`,
+          why,
         });
       }
     }
   }
 
-  const unmatched = Object.keys((spec.document['x-unmatched-route-responses'] ?? {}) as Schema).map(
-    Number,
-  );
+  const unmatched = Object.keys((spec.document['x-unmatched-route-responses'] ?? {}) as Schema);
   for (const route of unmatchedRoutes(spec)) {
     cases.push({
       name: 'a route the spec does not list',
       ...route,
       headers: jsonHeaders(token),
-      expect: unmatched,
+      expect: unmatched.map(Number),
       why: 'x-unmatched-route-responses',
     });
   }
@@ -823,354 +738,6 @@ function withPathId(routePath: string, path: string, body: string): string {
 
 function resolvedRequestBody(spec: OpenApiExchanges, operation: Operation) {
   return spec.resolve((operation.definition.requestBody ?? null) as never, '').value ?? {};
-}
-
-// --- Bodies from schemas -------------------------------------------------------------------------
-
-/**
- * Units of text a client may send: any grapheme, and the kinds of text where a schema and a
- * service part ways: combining marks, characters that NFC turns into two or three code points,
- * characters beyond U+FFFF, emoji and Persian joiner sequences.
- */
-const writtenUnit = fc.oneof(
-  { weight: 6, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
-  {
-    weight: 4,
-    arbitrary: fc.constantFrom(
-      'e\u0301',
-      '\u0958',
-      '\uFB2C',
-      '\u{1D160}',
-      '\u1E17\u0323',
-      '\u{1F33F}',
-      '\u{1F469}\u{1F3FD}\u200D\u{1F4BB}',
-      '\u0645\u06CC\u200C\u062E',
-      'Fern',
-    ),
-  },
-);
-/** Characters a careful text schema refuses: controls, bidi and zero-width characters, separators. */
-const suspectUnit = fc.constantFrom(
-  '\n',
-  '\t',
-  '\u0000',
-  '\u007F',
-  '\u202E',
-  '\u200B',
-  '\u2066',
-  '\uFEFF',
-  '\u2028',
-  '\uD800',
-  '\u200D',
-);
-
-function textOf(min: number, max: number, unit: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  const short = Math.min(max, min + 12);
-  return fc
-    .oneof(fc.integer({ min, max: short }), fc.integer({ min: Math.max(min, max - 4), max }))
-    .chain((length) =>
-      fc
-        .array(unit, { minLength: length, maxLength: length })
-        .map((units) => [...units.join('')].slice(0, length).join('')),
-    );
-}
-
-/** A value the schema describes, built from its keywords; the spec itself then judges it. */
-function describedValue(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<Json> {
-  const resolved = merged(schema, spec);
-  switch (resolved.type) {
-    case 'object': {
-      const properties = (resolved.properties ?? {}) as Record<string, Schema>;
-      const required = new Set((resolved.required ?? []) as string[]);
-      const members = Object.fromEntries(
-        Object.entries(properties).map(([name, property]) => [
-          name,
-          describedValue(property, spec),
-        ]),
-      );
-      const requiredKeys = Object.keys(properties).filter((name) => required.has(name));
-      const record = fc.record(members, { requiredKeys });
-      if (resolved.additionalProperties === false) return record;
-      return fc
-        .tuple(record, extraMembers(Object.keys(properties)))
-        .map(([own, extra]) => ({ ...extra, ...own }));
-    }
-    case 'string': {
-      const min = Number(resolved.minLength ?? 0);
-      const max = Number(resolved.maxLength ?? min + 40);
-      return textOf(min, max, writtenUnit);
-    }
-    case 'integer': {
-      const [min, max] = integerBounds(resolved);
-      return fc
-        .oneof(fc.bigInt({ min, max }), fc.constantFrom(min, max, 0n, 2n ** 53n + 1n))
-        .map((value) => value);
-    }
-    case 'number':
-      return fc.double({ noNaN: true, noDefaultInfinity: true });
-    case 'boolean':
-      return fc.boolean();
-    default:
-      return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;
-  }
-}
-
-/** A value that breaks one of the schema's rules, or a nested one's. */
-function brokenValue(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<Json> {
-  const resolved = merged(schema, spec);
-  const wrongType = fc.constantFrom<Json>(null, true, 1.5, 'text', [], {});
-  switch (resolved.type) {
-    case 'object': {
-      const properties = (resolved.properties ?? {}) as Record<string, Schema>;
-      const names = Object.keys(properties);
-      if (names.length === 0) return wrongType;
-      return fc
-        .tuple(describedValue(schema, spec), fc.constantFrom(...names), fc.boolean())
-        .chain(([value, name, drop]) => {
-          const object = value as Record<string, Json>;
-          if (drop) {
-            const { [name]: _, ...rest } = object;
-            return fc.constant(rest as Json);
-          }
-          return brokenValue(properties[name] ?? {}, spec).map((broken) => ({
-            ...object,
-            [name]: broken,
-          }));
-        });
-    }
-    case 'string': {
-      const min = Number(resolved.minLength ?? 0);
-      const max = Number(resolved.maxLength ?? min + 40);
-      const breaks: fc.Arbitrary<Json>[] = [
-        wrongType,
-        textOf(max + 1, max + 6, writtenUnit),
-        fc
-          .tuple(textOf(min, max, writtenUnit), suspectUnit, fc.nat())
-          .map(([text, suspect, at]) => {
-            const units = [...text];
-            units.splice(at % (units.length + 1), 0, suspect);
-            return units.join('');
-          }),
-      ];
-      if (min > 0) breaks.push(fc.constant(''));
-      return fc.oneof(...breaks);
-    }
-    case 'integer': {
-      const [min, max] = integerBounds(resolved);
-      // Far enough outside that a double, which a JavaScript validator reads it as, is outside too.
-      return fc.oneof(
-        wrongType,
-        fc.bigInt({ min: max * 2n + 2n, max: max * 8n }),
-        fc.bigInt({ min: min * 8n, max: min * 2n - 2n }),
-        fc.double({ min: -1e6, max: 1e6, noNaN: true }).filter((value) => !Number.isInteger(value)),
-      );
-    }
-    default:
-      return wrongType;
-  }
-}
-
-/** Request body texts: objects the schema describes, objects that break it, other JSON, no JSON. */
-function bodyText(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<string> {
-  return fc.oneof(
-    { weight: 5, arbitrary: describedValue(schema, spec).map(exactJson) },
-    { weight: 4, arbitrary: brokenValue(schema, spec).map(exactJson) },
-    {
-      weight: 1,
-      arbitrary: fc.constantFrom('[]', '"plant"', '12', 'null', '{"id":1,', '', '{"name":"Fern"}}'),
-    },
-  );
-}
-
-/** Members a schema leaves open, named unlike its own. */
-function extraMembers(own: string[]): fc.Arbitrary<Record<string, Json>> {
-  // `__proto__` and `constructor` are left out: the service refuses them on purpose, as the
-  // operation's description says and its schema does not.
-  const key = fc
-    .string({ minLength: 1, maxLength: 8 })
-    .filter((name) => !own.includes(name) && name !== '__proto__' && name !== 'constructor');
-  const value = fc.oneof(
-    fc.string({ maxLength: 8 }),
-    fc.integer(),
-    fc.boolean(),
-    fc.constant(null),
-  );
-  return fc.dictionary(key, value, { maxKeys: 2 }) as fc.Arbitrary<Record<string, Json>>;
-}
-
-function integerBounds(schema: Schema): [bigint, bigint] {
-  const [lowest, highest] = exactIntegerBounds[String(schema.format)] ?? [
-    BigInt(Number.MIN_SAFE_INTEGER),
-    BigInt(Number.MAX_SAFE_INTEGER),
-  ];
-  // A bound the document spells as a JSON number may have been rounded: the format's is exact.
-  const min = typeof schema.minimum === 'number' ? BigInt(schema.minimum) : lowest;
-  const max = typeof schema.maximum === 'number' ? BigInt(schema.maximum) : highest;
-  return [min > lowest ? min : lowest, max < highest ? max : highest];
-}
-
-/** The schema with `$ref`s followed and `allOf` object parts merged into one object schema. */
-function merged(schema: Schema, spec: OpenApiExchanges): Schema {
-  const resolved = spec.resolve(schema as never, '').value as Schema;
-  if (!Array.isArray(resolved.allOf)) return resolved;
-  const parts = (resolved.allOf as Schema[]).map((part) => merged(part, spec));
-  return {
-    type: 'object',
-    properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})),
-    required: parts.flatMap((part) => (part.required ?? []) as string[]),
-  };
-}
-
-// --- Parameters from schemas --------------------------------------------------------------------
-
-/** The parameters a request names in its target: the path's and the query's. */
-function requestParameters(spec: OpenApiExchanges, operation: Operation): Parameter[] {
-  return spec
-    .parameters(operation)
-    .filter(({ in: where }) => where === 'path' || where === 'query');
-}
-
-/** A parameter's texts in one request (none: left out; two: given twice), and whether made up. */
-type ParameterTexts = { readonly texts: readonly string[]; readonly madeUp: boolean };
-
-/**
- * Request targets for an operation: its path with each path parameter filled in and a query of
- * its query parameters, each left out, valid, broken, or given twice (`any`), or only the first
- * two (`valid`). A value of a parameter marked `x-issued-in-link` is one only the API issues: a
- * made-up one is flagged, and a valid request leaves it out.
- */
-function parameterTarget(
-  operation: Operation & { route: Route },
-  parameters: readonly Parameter[],
-  spec: OpenApiExchanges,
-  mode: 'valid' | 'any',
-): fc.Arbitrary<{ path: string; madeUp: boolean }> {
-  // A valid value sent to an operation that changes what it names is a fresh one: the check must
-  // not delete a plant someone else stored under a well-known id (0, the int64 bounds).
-  const changes = !['GET', 'HEAD', 'POST'].includes(operation.route.method);
-  const members = Object.fromEntries(
-    parameters.map((parameter) => [
-      `${parameter.in} ${parameter.name}`,
-      parameterTexts(parameter, spec, mode, changes),
-    ]),
-  );
-  return fc.record(members).map((chosen) => {
-    let path = operation.template;
-    const query: string[] = [];
-    let madeUp = false;
-    for (const parameter of parameters) {
-      const { texts, madeUp: invented } = chosen[`${parameter.in} ${parameter.name}`] ?? {
-        texts: [],
-        madeUp: false,
-      };
-      madeUp ||= invented;
-      if (parameter.in === 'path') {
-        path = path.replace(`{${parameter.name}}`, encodeURIComponent(texts[0] ?? ''));
-      } else {
-        for (const text of texts) {
-          query.push(`${encodeURIComponent(parameter.name)}=${encodeURIComponent(text)}`);
-        }
-      }
-    }
-    return { path: query.length === 0 ? path : `${path}?${query.join('&')}`, madeUp };
-  });
-}
-
-function parameterTexts(
-  parameter: Parameter,
-  spec: OpenApiExchanges,
-  mode: 'valid' | 'any',
-  fresh: boolean,
-): fc.Arbitrary<ParameterTexts> {
-  const absent = fc.constant<ParameterTexts>({ texts: [], madeUp: false });
-  const one = (text: fc.Arbitrary<string>, madeUp = false) =>
-    text.map((value): ParameterTexts => ({ texts: [value], madeUp }));
-  if (parameter.definition['x-issued-in-link'] !== undefined) {
-    if (mode === 'valid') return absent;
-    const madeUp = fc.oneof(
-      fc.string({ maxLength: 60 }),
-      fc.stringMatching(/^[A-Za-z0-9_-]{39}$/),
-      fc.constant(''),
-    );
-    return fc.oneof({ weight: 2, arbitrary: absent }, { weight: 1, arbitrary: one(madeUp, true) });
-  }
-  const valid = validText(parameter.schema, spec, fresh);
-  const leftOut = parameter.required ? [] : [{ weight: 2, arbitrary: absent }];
-  if (mode === 'valid') return fc.oneof(...leftOut, { weight: 3, arbitrary: one(valid) });
-  const broken = brokenText(parameter.schema, spec, parameter.in === 'path');
-  return fc.oneof(
-    ...leftOut,
-    { weight: 3, arbitrary: one(valid) },
-    ...(broken === undefined ? [] : [{ weight: 3, arbitrary: one(broken) }]),
-    ...(parameter.in === 'query'
-      ? [
-          {
-            weight: 1,
-            arbitrary: fc
-              .tuple(valid, valid)
-              .map(([a, b]): ParameterTexts => ({ texts: [a, b], madeUp: false })),
-          },
-        ]
-      : []),
-  );
-}
-
-/** The text of a value the schema accepts, as OpenAPI writes a primitive parameter. */
-function validText(schema: Schema, spec: OpenApiExchanges, fresh: boolean): fc.Arbitrary<string> {
-  const resolved = merged(schema, spec);
-  if (resolved.type !== 'integer') {
-    return describedValue(schema, spec).map((value) =>
-      typeof value === 'string' ? value : exactJson(value),
-    );
-  }
-  const [min, max] = integerBounds(resolved);
-  // Unbiased: fast-check otherwise favours values near 0 and the bounds, ids others may hold.
-  const random = fc.noBias(fc.bigInt({ min, max }));
-  return (fresh ? random : fc.oneof(random, fc.constantFrom(min, max))).map(String);
-}
-
-/**
- * The text of no value the schema accepts: for an integer, one outside its bounds or its format's,
- * a valid one spelt otherwise than canonically (`01`, `+1`, `1.0`, `1e0`, ` 1`, `-0`), or no
- * integer at all (nor, outside a path, where it would be another route, an empty one).
- */
-function brokenText(
-  schema: Schema,
-  spec: OpenApiExchanges,
-  inPath: boolean,
-): fc.Arbitrary<string> | undefined {
-  const resolved = merged(schema, spec);
-  if (resolved.type === 'string') {
-    const breaks: fc.Arbitrary<string>[] = [];
-    if (Number(resolved.minLength ?? 0) > 0 && !inPath) breaks.push(fc.constant(''));
-    if (typeof resolved.maxLength === 'number') {
-      breaks.push(fc.constant('x'.repeat(resolved.maxLength + 1)));
-    }
-    return breaks.length === 0 ? undefined : fc.oneof(...breaks);
-  }
-  if (resolved.type !== 'integer') return undefined;
-  const [min, max] = integerBounds(resolved);
-  const [lowest, highest] = exactIntegerBounds[String(resolved.format)] ?? [min, max];
-  const span = max - min + 8n;
-  const notAnInteger = [
-    'abc',
-    'true',
-    'null',
-    '1.5',
-    '-1.5',
-    '0x10',
-    '1,2',
-    ...(inPath ? [] : ['']),
-  ];
-  return fc.oneof(
-    fc.bigInt({ min: max + 1n, max: max + span }).map(String),
-    fc.bigInt({ min: min - span, max: min - 1n }).map(String),
-    fc.constantFrom(highest + 1n, lowest - 1n).map(String),
-    fc
-      .tuple(validText(schema, spec, true), fc.constantFrom('0%s', '+%s', '%s.0', '%se0', ' %s'))
-      .map(([text, spelling]) => spelling.replace('%s', text)),
-    fc.constantFrom('-0', ...notAnInteger),
-  );
 }
 
 // --- HTTP and the report -------------------------------------------------------------------------

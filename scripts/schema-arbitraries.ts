@@ -1,0 +1,367 @@
+import fc from 'fast-check';
+import { exactJson } from '../clients/plant-store-client.ts';
+import {
+  exactIntegerBounds,
+  type OpenApiExchanges,
+  type Operation,
+  type Parameter,
+  type Route,
+} from './openapi-exchange.ts';
+
+/**
+ * fast-check arbitraries from the spec's own schemas, for `npm run contract`: request bodies and
+ * request targets (path and query parameters), valid and invalid as the schemas say. The spec
+ * itself then judges each value, so an arbitrary only has to reach the kinds of value where a
+ * schema and a service part ways.
+ */
+
+export type Json = null | boolean | number | string | bigint | Json[] | { [key: string]: Json };
+export type Schema = { [keyword: string]: unknown };
+
+// --- Bodies from schemas -------------------------------------------------------------------------
+
+/**
+ * Units of text a client may send: any grapheme, and the kinds of text where a schema and a
+ * service part ways: combining marks, characters that NFC turns into two or three code points,
+ * characters beyond U+FFFF, emoji and Persian joiner sequences.
+ */
+const writtenUnit = fc.oneof(
+  { weight: 6, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      'e\u0301',
+      '\u0958',
+      '\uFB2C',
+      '\u{1D160}',
+      '\u1E17\u0323',
+      '\u{1F33F}',
+      '\u{1F469}\u{1F3FD}\u200D\u{1F4BB}',
+      '\u0645\u06CC\u200C\u062E',
+      'Fern',
+    ),
+  },
+);
+/** Characters a careful text schema refuses: controls, bidi and zero-width characters, separators. */
+const suspectUnit = fc.constantFrom(
+  '\n',
+  '\t',
+  '\u0000',
+  '\u007F',
+  '\u202E',
+  '\u200B',
+  '\u2066',
+  '\uFEFF',
+  '\u2028',
+  '\uD800',
+  '\u200D',
+);
+
+function textOf(min: number, max: number, unit: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  const short = Math.min(max, min + 12);
+  return fc
+    .oneof(fc.integer({ min, max: short }), fc.integer({ min: Math.max(min, max - 4), max }))
+    .chain((length) =>
+      fc
+        .array(unit, { minLength: length, maxLength: length })
+        .map((units) => [...units.join('')].slice(0, length).join('')),
+    );
+}
+
+/** A value the schema describes, built from its keywords; the spec itself then judges it. */
+export function describedValue(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<Json> {
+  const resolved = merged(schema, spec);
+  switch (resolved.type) {
+    case 'object': {
+      const properties = (resolved.properties ?? {}) as Record<string, Schema>;
+      const required = new Set((resolved.required ?? []) as string[]);
+      const members = Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [
+          name,
+          describedValue(property, spec),
+        ]),
+      );
+      const requiredKeys = Object.keys(properties).filter((name) => required.has(name));
+      const record = fc.record(members, { requiredKeys });
+      if (resolved.additionalProperties === false) return record;
+      return fc
+        .tuple(record, extraMembers(Object.keys(properties)))
+        .map(([own, extra]) => ({ ...extra, ...own }));
+    }
+    case 'string': {
+      const min = Number(resolved.minLength ?? 0);
+      const max = Number(resolved.maxLength ?? min + 40);
+      return textOf(min, max, writtenUnit);
+    }
+    case 'integer': {
+      const [min, max] = integerBounds(resolved);
+      return fc
+        .oneof(fc.bigInt({ min, max }), fc.constantFrom(min, max, 0n, 2n ** 53n + 1n))
+        .map((value) => value);
+    }
+    case 'number':
+      return fc.double({ noNaN: true, noDefaultInfinity: true });
+    case 'boolean':
+      return fc.boolean();
+    default:
+      return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;
+  }
+}
+
+/** A value that breaks one of the schema's rules, or a nested one's. */
+function brokenValue(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<Json> {
+  const resolved = merged(schema, spec);
+  const wrongType = fc.constantFrom<Json>(null, true, 1.5, 'text', [], {});
+  switch (resolved.type) {
+    case 'object': {
+      const properties = (resolved.properties ?? {}) as Record<string, Schema>;
+      const names = Object.keys(properties);
+      if (names.length === 0) return wrongType;
+      return fc
+        .tuple(describedValue(schema, spec), fc.constantFrom(...names), fc.boolean())
+        .chain(([value, name, drop]) => {
+          const object = value as Record<string, Json>;
+          if (drop) {
+            const { [name]: _, ...rest } = object;
+            return fc.constant(rest as Json);
+          }
+          return brokenValue(properties[name] ?? {}, spec).map((broken) => ({
+            ...object,
+            [name]: broken,
+          }));
+        });
+    }
+    case 'string': {
+      const min = Number(resolved.minLength ?? 0);
+      const max = Number(resolved.maxLength ?? min + 40);
+      const breaks: fc.Arbitrary<Json>[] = [
+        wrongType,
+        textOf(max + 1, max + 6, writtenUnit),
+        fc
+          .tuple(textOf(min, max, writtenUnit), suspectUnit, fc.nat())
+          .map(([text, suspect, at]) => {
+            const units = [...text];
+            units.splice(at % (units.length + 1), 0, suspect);
+            return units.join('');
+          }),
+      ];
+      if (min > 0) breaks.push(fc.constant(''));
+      return fc.oneof(...breaks);
+    }
+    case 'integer': {
+      const [min, max] = integerBounds(resolved);
+      // Far enough outside that a double, which a JavaScript validator reads it as, is outside too.
+      return fc.oneof(
+        wrongType,
+        fc.bigInt({ min: max * 2n + 2n, max: max * 8n }),
+        fc.bigInt({ min: min * 8n, max: min * 2n - 2n }),
+        fc.double({ min: -1e6, max: 1e6, noNaN: true }).filter((value) => !Number.isInteger(value)),
+      );
+    }
+    default:
+      return wrongType;
+  }
+}
+
+/** Request body texts: objects the schema describes, objects that break it, other JSON, no JSON. */
+export function bodyText(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 5, arbitrary: describedValue(schema, spec).map(exactJson) },
+    { weight: 4, arbitrary: brokenValue(schema, spec).map(exactJson) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('[]', '"plant"', '12', 'null', '{"id":1,', '', '{"name":"Fern"}}'),
+    },
+  );
+}
+
+/** Members a schema leaves open, named unlike its own. */
+function extraMembers(own: string[]): fc.Arbitrary<Record<string, Json>> {
+  // `__proto__` and `constructor` are left out: the service refuses them on purpose, as the
+  // operation's description says and its schema does not.
+  const key = fc
+    .string({ minLength: 1, maxLength: 8 })
+    .filter((name) => !own.includes(name) && name !== '__proto__' && name !== 'constructor');
+  const value = fc.oneof(
+    fc.string({ maxLength: 8 }),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  return fc.dictionary(key, value, { maxKeys: 2 }) as fc.Arbitrary<Record<string, Json>>;
+}
+
+function integerBounds(schema: Schema): [bigint, bigint] {
+  const [lowest, highest] = exactIntegerBounds[String(schema.format)] ?? [
+    BigInt(Number.MIN_SAFE_INTEGER),
+    BigInt(Number.MAX_SAFE_INTEGER),
+  ];
+  // A bound the document spells as a JSON number may have been rounded: the format's is exact.
+  const min = typeof schema.minimum === 'number' ? BigInt(schema.minimum) : lowest;
+  const max = typeof schema.maximum === 'number' ? BigInt(schema.maximum) : highest;
+  return [min > lowest ? min : lowest, max < highest ? max : highest];
+}
+
+/** The schema with `$ref`s followed and `allOf` object parts merged into one object schema. */
+function merged(schema: Schema, spec: OpenApiExchanges): Schema {
+  const resolved = spec.resolve(schema as never, '').value as Schema;
+  if (!Array.isArray(resolved.allOf)) return resolved;
+  const parts = (resolved.allOf as Schema[]).map((part) => merged(part, spec));
+  return {
+    type: 'object',
+    properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})),
+    required: parts.flatMap((part) => (part.required ?? []) as string[]),
+  };
+}
+
+// --- Parameters from schemas --------------------------------------------------------------------
+
+/** The parameters a request names in its target: the path's and the query's. */
+export function requestParameters(spec: OpenApiExchanges, operation: Operation): Parameter[] {
+  return spec
+    .parameters(operation)
+    .filter(({ in: where }) => where === 'path' || where === 'query');
+}
+
+/** A parameter's texts in one request (none: left out; two: given twice), and whether made up. */
+type ParameterTexts = { readonly texts: readonly string[]; readonly madeUp: boolean };
+
+/**
+ * Request targets for an operation: its path with each path parameter filled in and a query of
+ * its query parameters, each left out, valid, broken, or given twice (`any`), or only the first
+ * two (`valid`). A value of a parameter marked `x-issued-in-link` is one only the API issues: a
+ * made-up one is flagged, and a valid request leaves it out.
+ */
+export function parameterTarget(
+  operation: Operation & { route: Route },
+  parameters: readonly Parameter[],
+  spec: OpenApiExchanges,
+  mode: 'valid' | 'any',
+): fc.Arbitrary<{ path: string; madeUp: boolean }> {
+  // A valid value sent to an operation that changes what it names is a fresh one: the check must
+  // not delete a plant someone else stored under a well-known id (0, the int64 bounds).
+  const changes = !['GET', 'HEAD', 'POST'].includes(operation.route.method);
+  const members = Object.fromEntries(
+    parameters.map((parameter) => [
+      `${parameter.in} ${parameter.name}`,
+      parameterTexts(parameter, spec, mode, changes),
+    ]),
+  );
+  return fc.record(members).map((chosen) => {
+    let path = operation.template;
+    const query: string[] = [];
+    let madeUp = false;
+    for (const parameter of parameters) {
+      const { texts, madeUp: invented } = chosen[`${parameter.in} ${parameter.name}`] ?? {
+        texts: [],
+        madeUp: false,
+      };
+      madeUp ||= invented;
+      if (parameter.in === 'path') {
+        path = path.replace(`{${parameter.name}}`, encodeURIComponent(texts[0] ?? ''));
+      } else {
+        for (const text of texts) {
+          query.push(`${encodeURIComponent(parameter.name)}=${encodeURIComponent(text)}`);
+        }
+      }
+    }
+    return { path: query.length === 0 ? path : `${path}?${query.join('&')}`, madeUp };
+  });
+}
+
+function parameterTexts(
+  parameter: Parameter,
+  spec: OpenApiExchanges,
+  mode: 'valid' | 'any',
+  fresh: boolean,
+): fc.Arbitrary<ParameterTexts> {
+  const absent = fc.constant<ParameterTexts>({ texts: [], madeUp: false });
+  const one = (text: fc.Arbitrary<string>, madeUp = false) =>
+    text.map((value): ParameterTexts => ({ texts: [value], madeUp }));
+  if (parameter.definition['x-issued-in-link'] !== undefined) {
+    if (mode === 'valid') return absent;
+    const madeUp = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.stringMatching(/^[A-Za-z0-9_-]{39}$/),
+      fc.constant(''),
+    );
+    return fc.oneof({ weight: 2, arbitrary: absent }, { weight: 1, arbitrary: one(madeUp, true) });
+  }
+  const valid = validText(parameter.schema, spec, fresh);
+  const leftOut = parameter.required ? [] : [{ weight: 2, arbitrary: absent }];
+  if (mode === 'valid') return fc.oneof(...leftOut, { weight: 3, arbitrary: one(valid) });
+  const broken = brokenText(parameter.schema, spec, parameter.in === 'path');
+  return fc.oneof(
+    ...leftOut,
+    { weight: 3, arbitrary: one(valid) },
+    ...(broken === undefined ? [] : [{ weight: 3, arbitrary: one(broken) }]),
+    ...(parameter.in === 'query'
+      ? [
+          {
+            weight: 1,
+            arbitrary: fc
+              .tuple(valid, valid)
+              .map(([a, b]): ParameterTexts => ({ texts: [a, b], madeUp: false })),
+          },
+        ]
+      : []),
+  );
+}
+
+/** The text of a value the schema accepts, as OpenAPI writes a primitive parameter. */
+function validText(schema: Schema, spec: OpenApiExchanges, fresh: boolean): fc.Arbitrary<string> {
+  const resolved = merged(schema, spec);
+  if (resolved.type !== 'integer') {
+    return describedValue(schema, spec).map((value) =>
+      typeof value === 'string' ? value : exactJson(value),
+    );
+  }
+  const [min, max] = integerBounds(resolved);
+  // Unbiased: fast-check otherwise favours values near 0 and the bounds, ids others may hold.
+  const random = fc.noBias(fc.bigInt({ min, max }));
+  return (fresh ? random : fc.oneof(random, fc.constantFrom(min, max))).map(String);
+}
+
+/**
+ * The text of no value the schema accepts: for an integer, one outside its bounds or its format's,
+ * a valid one spelt otherwise than canonically (`01`, `+1`, `1.0`, `1e0`, ` 1`, `-0`), or no
+ * integer at all (nor, outside a path, where it would be another route, an empty one).
+ */
+function brokenText(
+  schema: Schema,
+  spec: OpenApiExchanges,
+  inPath: boolean,
+): fc.Arbitrary<string> | undefined {
+  const resolved = merged(schema, spec);
+  if (resolved.type === 'string') {
+    const breaks: fc.Arbitrary<string>[] = [];
+    if (Number(resolved.minLength ?? 0) > 0 && !inPath) breaks.push(fc.constant(''));
+    if (typeof resolved.maxLength === 'number') {
+      breaks.push(fc.constant('x'.repeat(resolved.maxLength + 1)));
+    }
+    return breaks.length === 0 ? undefined : fc.oneof(...breaks);
+  }
+  if (resolved.type !== 'integer') return undefined;
+  const [min, max] = integerBounds(resolved);
+  const [lowest, highest] = exactIntegerBounds[String(resolved.format)] ?? [min, max];
+  const span = max - min + 8n;
+  const notAnInteger = [
+    'abc',
+    'true',
+    'null',
+    '1.5',
+    '-1.5',
+    '0x10',
+    '1,2',
+    ...(inPath ? [] : ['']),
+  ];
+  return fc.oneof(
+    fc.bigInt({ min: max + 1n, max: max + span }).map(String),
+    fc.bigInt({ min: min - span, max: min - 1n }).map(String),
+    fc.constantFrom(highest + 1n, lowest - 1n).map(String),
+    fc
+      .tuple(validText(schema, spec, true), fc.constantFrom('0%s', '+%s', '%s.0', '%se0', ' %s'))
+      .map(([text, spelling]) => spelling.replace('%s', text)),
+    fc.constantFrom('-0', ...notAnInteger),
+  );
+}
