@@ -80,7 +80,7 @@ export type OperationChecks<O extends Operation = Operation> = {
     readonly request: (id: string) => SampleRequest;
     readonly status: StatusOf<O>;
   };
-  /** `absent`: the fixture stores no plant before the cases, which make it themselves. */
+  /** `absent`: the fixture stores no plant; the cases make it themselves. */
   readonly plant?: 'absent';
   /** In order, each against the check plant the fixture stored under the run's id. */
   readonly cases: readonly (CheckCase<StatusOf<O>> | typeof checkPlantDeleted)[];
