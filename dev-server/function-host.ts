@@ -18,7 +18,7 @@ export class FunctionInitError extends Error {
   }
 }
 
-/** `initError` once (absent when the handler loaded), then results (absent when it threw). */
+/** `initError` once (absent once the handler loaded), then results (absent when it threw). */
 export type FromWorker = { initError?: string } | { id: number; result?: unknown };
 
 /** The worker's `workerData`: the module, and what Lambda's context tells the function. */
@@ -39,13 +39,11 @@ const localDynamoDbAttemptTimeoutMs = 10_000;
  */
 export async function startFunction(
   settings: {
-    /** The module exporting `handler`, as a URL. */
     readonly handlerUrl: string;
     readonly functionName: string;
     readonly tableName: string;
     readonly issuer: string;
     readonly audience: string;
-    /** The scope its operation requires (`AUTH_SCOPE`). */
     readonly scope: string;
     readonly dynamodbEndpoint: string;
   },
@@ -83,10 +81,10 @@ export async function startFunction(
     else loaded.reject(new FunctionInitError(message.initError));
   });
   worker.on('error', (error) => {
+    // Lambda would start a fresh environment; here requests get 500 until a restart.
     console.error('local function crashed (requests get 500 until a restart):', error);
   });
   worker.on('exit', (code) => {
-    // Lambda would start a fresh environment; here the next requests get 500 until a restart.
     exited = true;
     loaded.reject(new FunctionInitError(`its worker exited with code ${code}`));
     for (const settle of pending.values()) settle(undefined);

@@ -25,22 +25,6 @@ import type { RequestHandler } from './server.ts';
 const tokenBodyMaxBytes = 4 * 1024;
 
 /**
- * Request bodies held in memory at once, in two shares: one for requests the issuer vouches for
- * (a token it signed, or its client's credentials), one for everyone else, so that uploads
- * without credentials cannot spend what callers with credentials need.
- */
-export interface BodyBudgets {
-  readonly vouched: BodyBudget;
-  readonly unvouched: BodyBudget;
-}
-
-/** An operation a request's method and path reach, with the values of its path's `{name}`s. */
-export interface MatchedRoute {
-  readonly operation: Operation;
-  readonly pathParameters: Readonly<Record<string, string>>;
-}
-
-/**
  * The operation whose route is this method and path, as an HTTP API matches routes: the method
  * exactly, the path segment by segment, a `{name}` standing for one whole non-empty segment, which
  * reaches the function decoded (a segment that does not decode is passed as sent). A literal
@@ -51,9 +35,10 @@ export function matchRoute(
   method: string,
   path: string,
   routes: readonly Operation[] = operations,
-): MatchedRoute | undefined {
+): { operation: Operation; pathParameters: Record<string, string> } | undefined {
   const segments = path.split('/');
-  let best: { route: MatchedRoute; literals: number } | undefined;
+  let best: ReturnType<typeof matchRoute>;
+  let bestLiterals = -1;
   for (const operation of routes) {
     if (operation.method !== method) continue;
     const template = operation.path.split('/');
@@ -70,11 +55,12 @@ export function matchRoute(
       pathParameters.set(name, decodedSegment(segment));
       return segment !== '';
     });
-    if (matches && (best === undefined || literals > best.literals)) {
-      best = { route: { operation, pathParameters: Object.fromEntries(pathParameters) }, literals };
+    if (matches && literals > bestLiterals) {
+      best = { operation, pathParameters: Object.fromEntries(pathParameters) };
+      bestLiterals = literals;
     }
   }
-  return best?.route;
+  return best;
 }
 
 function decodedSegment(segment: string): string {
@@ -91,12 +77,14 @@ function decodedSegment(segment: string): string {
  * `devTokenInDocs`: whether `/docs` may hold a fresh token. `tokenBackoff` counts the token
  * endpoint's failed client authentications per client address, which then wait (`429 slow_down`,
  * RFC 8628's registered error for a client that asks too often) before their next try is read.
+ * Bodies are read into one of two budgets: uploads the issuer does not vouch for (no token it
+ * signed, nor its client's credentials) cannot spend what callers with credentials need.
  */
 export function routes(targets: {
   issuer: DevIssuer;
   functions: ReadonlyMap<OperationName, LocalFunction>;
   devTokenInDocs: boolean;
-  bodyBudgets: BodyBudgets;
+  bodyBudgets: { vouched: BodyBudget; unvouched: BodyBudget };
   tokenBackoff: FailureBackoff;
 }): RequestHandler {
   const { issuer, functions, devTokenInDocs, bodyBudgets, tokenBackoff } = targets;

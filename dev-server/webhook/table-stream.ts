@@ -33,17 +33,7 @@ export interface StoredRecord {
   readonly record: StreamRecord;
 }
 
-export interface TableStream {
-  readonly arn: string;
-  /** The oldest records not yet trimmed, in the order their writes committed. */
-  read(limit: number): Promise<StoredRecord[]>;
-  /** The writes that trim these records, for the reader to commit with what it made of them. */
-  trimOperations(records: readonly StoredRecord[]): LevelOperation[];
-  /** Calls `listener` after each write that added records has committed. */
-  onRecords(listener: () => void): void;
-  /** Stops recording; the records written so far stay for the next attach. */
-  detach(): void;
-}
+export type TableStream = Awaited<ReturnType<typeof attachTableStream>>;
 
 /**
  * The table's DynamoDB stream, which dynalite lacks (decision 0105): a prewrite hook on dynalite's
@@ -55,7 +45,7 @@ export interface TableStream {
 export async function attachTableStream(
   level: LevelDatabase,
   options: { readonly tableName: string; readonly region: string },
-): Promise<TableStream> {
+) {
   const { tableName, region } = options;
   await level.open();
   // The local table's one key, as dev-server/dynamodb.ts creates it.
@@ -134,16 +124,20 @@ export async function attachTableStream(
 
   return {
     arn,
-    async read(limit) {
+    /** The oldest records not yet trimmed, in the order their writes committed. */
+    async read(limit: number): Promise<StoredRecord[]> {
       const records: StoredRecord[] = [];
       for await (const [key, value] of level.iterator({ ...range, limit })) {
         records.push({ position: key.slice(recordPrefix.length), record: value as StreamRecord });
       }
       return records;
     },
-    trimOperations: (records) =>
+    /** The writes that trim these records, for the reader to commit with what it made of them. */
+    trimOperations: (records: readonly StoredRecord[]): LevelOperation[] =>
       records.map(({ position }) => ({ type: 'del', key: `${recordPrefix}${position}` })),
-    onRecords: (listener) => listeners.add(listener),
+    /** Calls `listener` after each write that added records has committed. */
+    onRecords: (listener: () => void): void => void listeners.add(listener),
+    /** Stops recording; the records written so far stay for the next attach. */
     detach() {
       level.hooks.prewrite.delete(hook);
       level.off('write', committed);
