@@ -36,8 +36,7 @@ export async function loadOrCreateSigningKey(dataDir: string | undefined): Promi
   await ensureDataDir(dataDir);
   const stored = await readPrivateJwk(file);
   if (stored) return fromPrivateJwk(stored);
-  // The server and the token CLI may race to create it: each links a whole key into place, the
-  // first one wins and both read it.
+  // The server and the token CLI may race to create it: the first whole key linked wins.
   const created = `${JSON.stringify(await generatePrivateJwk(), null, 2)}\n`;
   await writePrivateFile(file, created, { keepExisting: true });
   const key = await readPrivateJwk(file);
@@ -47,7 +46,6 @@ export async function loadOrCreateSigningKey(dataDir: string | undefined): Promi
 
 /** Records the URL of the server started on `dataDir`, which may differ from PORT's default. */
 export async function recordIssuer(dataDir: string, issuer: string): Promise<void> {
-  // Renamed into place: a symlink left at that name is replaced, never written through.
   const text = `${JSON.stringify({ issuer })}\n`;
   await writePrivateFile(issuerRecordFile(dataDir), text, { keepExisting: false });
 }
@@ -86,7 +84,7 @@ async function fromPrivateJwk(jwk: JWK): Promise<SigningKey> {
   if (privateKey instanceof Uint8Array) throw new Error('The signing key must be an RSA key pair');
   const { kty, n, e } = jwk;
   const publicJwk = { kty, n, e, kid, alg: signingAlgorithm, use: 'sig' };
-  const publicKey = await importJWK(publicJwk, signingAlgorithm);
-  if (publicKey instanceof Uint8Array) throw new Error('The signing key must be an RSA key pair');
+  // Made of the RSA key's own n and e: an RS256 import of it gives a key or throws.
+  const publicKey = (await importJWK(publicJwk, signingAlgorithm)) as JoseCryptoKey;
   return { kid, privateKey, publicKey, publicJwk };
 }

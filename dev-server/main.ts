@@ -20,25 +20,22 @@ try {
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
+  process.on(signal, async () => {
     if (stopping) {
       console.error('Stopping at once.');
       process.exit(1);
     }
     stopping = true;
     console.log(`\n${signal}: stopping (finishing requests in flight, flushing the store)...`);
-    api.close().then(
-      () => {
-        console.log('Stopped.');
-        // Let stdout drain and the process end by itself; force it only if something lingers.
-        process.exitCode = 0;
-        setTimeout(() => process.exit(0), 1_000).unref();
-      },
-      (error: unknown) => {
-        console.error('Could not stop cleanly:', error);
-        process.exit(1);
-      },
-    );
+    try {
+      await api.close();
+    } catch (error) {
+      console.error('Could not stop cleanly:', error);
+      process.exit(1);
+    }
+    console.log('Stopped.');
+    // Let stdout drain and the process end by itself; force it only if something lingers.
+    setTimeout(() => process.exit(0), 1_000).unref();
   });
 }
 // Printed once Ctrl-C is handled: a script that stops the server after the banner stops it cleanly.

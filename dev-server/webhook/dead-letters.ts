@@ -15,21 +15,14 @@ export const redriveFile = (dataDir: string) => join(dataDir, 'webhook', 'redriv
  * the stream record the AWS dead-letter queue would hold as a message body, and a log line each;
  * in memory, the log line carries the record itself. `add` is the queue's `deadLetter`.
  */
-export async function openDeadLetters(
-  dataDir: string | undefined,
-  log: (line: string) => void,
-): Promise<{
-  readonly file: string | undefined;
-  add(messages: readonly ReceivedMessage[]): Promise<void>;
-  bodies(): string[];
-}> {
+export function openDeadLetters(dataDir: string | undefined, log: (line: string) => void) {
   // Its directory was made and checked with the data directory (`ensureDataDir`).
   const file = dataDir === undefined ? undefined : deadLetterFile(dataDir);
   const bodies: string[] = [];
   return {
     file,
     bodies: () => [...bodies],
-    async add(messages) {
+    async add(messages: readonly ReceivedMessage[]): Promise<void> {
       if (file !== undefined) {
         const flags =
           constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);

@@ -49,7 +49,7 @@ export async function startLocalWebhook(options: {
   const { region } = localAwsCredentials;
   const keys = [signingKeyOf(webhook.secret)];
   const url = new URL(webhook.url);
-  const deadLetters = await openDeadLetters(dataDir, log);
+  const deadLetters = openDeadLetters(dataDir, log);
   const queue = await LocalQueue.open(level, {
     name: 'plant-store-webhooks',
     visibilityTimeoutSeconds: webhookSettings.queueVisibilityTimeoutSeconds,
