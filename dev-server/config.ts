@@ -3,18 +3,6 @@ import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { webhookSecretProblem, webhookUrlProblem } from './webhook/webhook-secret.ts';
 
-/** How `npm start` and `npm run -s token` are configured, read once from the environment. */
-export interface LocalConfig {
-  readonly host: string;
-  readonly port: number;
-  /** Absolute directory for the store and the keys; `undefined` (`memory`) keeps all in memory. */
-  readonly dataDir: string | undefined;
-  /** The one OAuth 2.0 client the local issuer knows, as the Cognito user pool's app client. */
-  readonly client: { readonly id: string; readonly secret: string };
-  /** Where new plants' events go, and the secret they are signed with (generated when absent). */
-  readonly webhook: { readonly url: string; readonly secret: string | undefined } | undefined;
-}
-
 export const defaults = {
   host: '127.0.0.1',
   port: 3000,
@@ -30,15 +18,17 @@ export class LocalConfigError extends Error {
   }
 }
 
-export function loadLocalConfig(
-  env: NodeJS.ProcessEnv = process.env,
-  cwd: string = process.cwd(),
-): LocalConfig {
+/** How `npm start` and `npm run -s token` are configured, read once from the environment. */
+export type LocalConfig = ReturnType<typeof loadLocalConfig>;
+
+export function loadLocalConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()) {
   const dataDir = nonEmpty(env, 'PLANTS_DATA_DIR') ?? defaults.dataDir;
   return {
     host: nonEmpty(env, 'HOST') ?? defaults.host,
     port: readPort(env),
+    // Absolute; `undefined` (`memory`) keeps the store and the keys in memory.
     dataDir: dataDir === 'memory' ? undefined : resolve(cwd, dataDir),
+    // The one OAuth 2.0 client the local issuer knows, as the user pool's app client.
     client: {
       id: readClientCredential(env, 'PLANTS_CLIENT_ID') ?? defaults.clientId,
       secret: readClientCredential(env, 'PLANTS_CLIENT_SECRET') ?? defaults.clientSecret,
@@ -117,7 +107,8 @@ function readPort(env: NodeJS.ProcessEnv): number {
   return Number(raw);
 }
 
-function readWebhook(env: NodeJS.ProcessEnv): LocalConfig['webhook'] {
+/** Where new plants' events go, and the secret they are signed with (generated when absent). */
+function readWebhook(env: NodeJS.ProcessEnv) {
   const url = nonEmpty(env, 'PLANTS_WEBHOOK_URL');
   const secret = nonEmpty(env, 'PLANTS_WEBHOOK_SECRET');
   const urlProblem = url === undefined ? undefined : webhookUrlProblem(url);

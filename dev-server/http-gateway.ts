@@ -8,17 +8,6 @@ const maxRequestBytes = 10 * 1024 * 1024;
 /** The parts of an HTTP request that the event is made of; `rawHeaders` keeps repeats and order. */
 export type RawRequest = Pick<IncomingMessage, 'method' | 'url' | 'httpVersion' | 'rawHeaders'>;
 
-/** What the gateway knows of a request besides its bytes. */
-export interface RequestContext {
-  readonly requestId: string;
-  /** The route as API Gateway writes it, `DELETE /plants/{id}`. */
-  readonly routeKey: string;
-  /** The route's `{name}` parameters, decoded; empty for a route without any. */
-  readonly pathParameters: Readonly<Record<string, string>>;
-  readonly receivedAt: Date;
-  readonly sourceIp: string;
-}
-
 /**
  * One HTTP request as API Gateway HTTP API hands it to Lambda with payload format 2.0, as far as a
  * handler of JSON bodies can tell: header names lower-cased and repeats joined with commas, the
@@ -29,7 +18,14 @@ export interface RequestContext {
 export function toEventV2(
   request: RawRequest,
   body: Buffer,
-  context: RequestContext,
+  /** What the gateway knows besides the bytes: `routeKey` as `DELETE /plants/{id}`, and so on. */
+  context: {
+    readonly requestId: string;
+    readonly routeKey: string;
+    readonly pathParameters: Readonly<Record<string, string>>;
+    readonly receivedAt: Date;
+    readonly sourceIp: string;
+  },
 ): APIGatewayProxyEventV2 {
   const { rawHeaders } = request;
   const headers = joined(
