@@ -111,3 +111,10 @@ export function checkedBody(body: string): string {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return body;
   return exactJson({ ...parsed, tag: checkPlantTag });
 }
+
+/** An error's name and message, and its cause's, where `fetch` hides the network's reason. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${error.name}: ${error.message}${cause}`;
+}

@@ -29,7 +29,13 @@ import {
   operationNamed,
   routeKey,
 } from '../functions/operations.ts';
-import { apiFixture, checkedBody, sampleHttpRequest, sendHttp } from './check-http.ts';
+import {
+  apiFixture,
+  checkedBody,
+  describeError,
+  sampleHttpRequest,
+  sendHttp,
+} from './check-http.ts';
 import {
   type Answer,
   loadOpenApiExchanges,
@@ -637,12 +643,6 @@ function parseExact(text: string): Json | undefined {
     // An answer that is not JSON is reported by the spec's check of it.
     return undefined;
   }
-}
-
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return `${error.name}: ${error.message}${cause}`;
 }
 
 /** A JWT with `alg: none`: well formed, signed by nobody. */

@@ -12,7 +12,7 @@ import { createPlantStoreClient, listPlantPages } from '../clients/plant-store-c
 import { checkPlant } from '../functions/checks/check.ts';
 import { finallyAlways, freshPlantId, runChecks, type Send } from '../functions/checks/runner.ts';
 import { checksOf, operations, routeKey } from '../functions/operations.ts';
-import { apiFixture, sampleHttpRequest, sendHttp } from './check-http.ts';
+import { apiFixture, describeError, sampleHttpRequest, sendHttp } from './check-http.ts';
 
 const usage =
   'Usage: npm run smoke -- --url <api base url> --token <bearer token> [--timeout <ms>]\n' +
@@ -57,7 +57,7 @@ async function step(name: string, id: string, run: () => Promise<string>): Promi
   try {
     print(name, undefined, await finallyAlways(run, () => fixture.delete(id)));
   } catch (error) {
-    print(name, describe(error), '');
+    print(name, describeError(error), '');
   }
 }
 
@@ -73,7 +73,7 @@ for (const operation of operations) {
       `${status}`,
     );
   }
-  if ('error' in report) print(`${route}: its checks`, describe(report.error), '');
+  if ('error' in report) print(`${route}: its checks`, describeError(report.error), '');
   const id = freshPlantId();
   await step(`${route}'s sample, about an id no plant has`, id, async () => {
     const answer = await sendHttp(baseUrl, sampleHttpRequest(operation, id, token), timeoutMs);
@@ -104,9 +104,3 @@ await step('the typed client lists the check plant with its exact id', listed, a
 
 console.log(failed === 0 ? 'PASS all steps' : `FAIL ${failed} of ${passed + failed} steps`);
 process.exitCode = failed === 0 ? 0 : 1;
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return `${error.name}: ${error.message}${cause}`;
-}
