@@ -10,14 +10,10 @@ import {
   previousEtagPlaceholder,
 } from './check.ts';
 
-/**
- * The one runner of an operation's checks: the pre-traffic hook (which invokes a version
- * directly), `npm run smoke` and `npm run contract` (which speak HTTP to a running API) send the
- * same requests through their own `send`, keep the check plant through their own fixture, and
- * judge the answers by the same rules.
- */
+// The one runner of the checks, for the pre-traffic hook, `npm run smoke` and `npm run contract`:
+// each brings its own `send` and fixture, the rules of judging are shared.
 
-/** What a case sends. Header names are lowercase. */
+/** Header names are lowercase. */
 export type CheckRequest = {
   readonly method: string;
   readonly path: string;
@@ -25,51 +21,44 @@ export type CheckRequest = {
   readonly body?: string;
 };
 
-/** What came back. Header names may be in any case. */
+/** Header names may be in any case. */
 export type CheckAnswer = {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly body: string;
 };
 
-/** Delivers one request and resolves with its answer; throws when no answer could be had. */
+/** Throws when no answer could be had. */
 export type Send = (request: CheckRequest) => Promise<CheckAnswer>;
 
-/** Where the check plant is kept, past the operation under test. */
+/** Keeps the check plant past the operation under test. */
 export type CheckFixture = {
-  /** Stores the check plant (`checkPlant`) under `id`; resolves with its strong ETag. */
+  /** Stores `checkPlant` under `id`; resolves with its strong ETag. */
   create(id: string): Promise<string>;
-  /** Deletes whatever is stored under `id`; an id that holds nothing is no error. */
+  /** An id that holds nothing is no error. */
   delete(id: string): Promise<void>;
 };
 
-/** A case of a run (`withoutToken`: the one made from the sample), or a step of the fixture. */
 export type CheckStep = (CheckCase & { readonly withoutToken?: true }) | typeof checkPlantDeleted;
 
 export type CaseResult = {
   readonly name: string;
   readonly status: number;
-  /** What did not match; empty when the case passed. */
   readonly problems: readonly string[];
 };
 
 export type ChecksReport = {
-  /** Every case that ran passed, and nothing broke the run off. */
   readonly passed: boolean;
   readonly results: readonly CaseResult[];
-  /** The cases that need a token, not run because the run had none. */
+  /** The cases that need a token, when the run had none. */
   readonly skipped: readonly string[];
-  /** What broke the run off (a `send` or a fixture step that threw), once the plant was deleted. */
+  /** A `send` or fixture step that threw, once the plant was deleted. */
   readonly error?: unknown;
 };
 
-/** The ETags of the answers so far (the fixture's plant first): the latest, the one before it. */
 type EtagsSeen = { readonly latest?: string; readonly previous?: string };
 
-/**
- * An operation's steps, in order: its sample without a token (which must get 401 with the Bearer
- * challenge), then the steps its checks declare, each sent with a token.
- */
+/** The sample without a token (401 with the Bearer challenge), then the declared steps. */
 export function checkStepsOf(operation: Operation, checks: OperationChecks): readonly CheckStep[] {
   const { query, body } = checks.sample.request(idPlaceholder);
   const name = `a request to ${routeKey(operation)} without a token gets 401 with the Bearer challenge`;
@@ -78,11 +67,8 @@ export function checkStepsOf(operation: Operation, checks: OperationChecks): rea
 }
 
 /**
- * Runs an operation's checks: each case is sent in order and its answer judged. With a token, the
- * fixture stores the check plant before the first case that needs one (unless the checks make it
- * themselves), and deletes it last, whatever happened before. A `send` or a fixture step that
- * throws ends the run, its error in the report beside the cases that ran. Without a token, only
- * the case that needs none is sent, and no plant is stored.
+ * With a token, the fixture stores the plant before the first case that needs it and deletes it
+ * last, whatever happened. Without one, only the case that needs none is sent.
  */
 export async function runChecks(
   operation: Operation,
@@ -131,10 +117,7 @@ export async function runChecks(
   return { passed, results, skipped, ...broken };
 }
 
-/**
- * What `run` resolves with, once `cleanUp` has run, whatever became of `run`. A failure of both
- * is told as one error naming both, so that neither hides the other.
- */
+/** `run`'s result once `cleanUp` has run; a failure of both is one error, so neither hides. */
 export async function finallyAlways<T>(
   run: () => Promise<T>,
   cleanUp: () => Promise<void>,
@@ -152,7 +135,6 @@ export async function finallyAlways<T>(
   return result;
 }
 
-/** The request a case sends about the plant `id`, with this token and these ETags seen. */
 export function requestOf(
   operation: Operation,
   testCase: CheckCase,
@@ -184,11 +166,7 @@ export function requestOf(
   };
 }
 
-/**
- * Every way the answer differs from what the case expects: its status, each header it names and
- * those its kind of answer carries (a JSON content type with a body, the Bearer challenge with a
- * 401), and its body.
- */
+/** Every way the answer differs from the case: status, headers (its own and its kind's), body. */
 export function judge(testCase: CheckCase, answer: CheckAnswer, id = ''): string[] {
   const { status, body } = testCase.expected;
   const problems = answer.status === status ? [] : [`status ${answer.status}, expected ${status}`];
@@ -206,7 +184,6 @@ export function judge(testCase: CheckCase, answer: CheckAnswer, id = ''): string
   return problem === undefined ? problems : [...problems, problem];
 }
 
-/** How the body differs from what the case expects, if it does. */
 function bodyProblem(
   expected: ExpectedBody,
   text: string,
@@ -231,7 +208,6 @@ function bodyProblem(
   return matches ? undefined : `body is ${quote(text)}, expected ${wanted}`;
 }
 
-/** Whether `body` is the JSON `text` holds, and that text. */
 function exactly(body: unknown, text: string): [boolean, string] {
   return [isDeepStrictEqual(body, JSON.parse(text)), text];
 }
@@ -248,7 +224,6 @@ function isErrorShape(body: unknown, status: number): boolean {
   return error === status && described && Object.keys(rest).length === 0;
 }
 
-/** A header of the answer, whatever the case of its name. */
 export function headerOf(answer: CheckAnswer, name: string): string | undefined {
   return Object.entries(answer.headers).find(([each]) => each.toLowerCase() === name)?.[1];
 }
@@ -258,10 +233,7 @@ function quote(text: string): string {
   return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
 }
 
-/**
- * A random int64 other than 0, from the whole signed range: nearly always beyond 2^53, so the
- * run also shows that the id travels exactly.
- */
+/** A random non-zero int64, nearly always beyond 2^53, so the run shows the id travels exactly. */
 export function freshPlantId(): string {
   const [value = 0n] = crypto.getRandomValues(new BigInt64Array(1));
   return String(value === 0n ? 1n : value);
