@@ -4,15 +4,12 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import type { TokenSource } from './hook-config.ts';
 
-/** A token could not be had: the pool refused the client, or its domain never answered in time. */
+/** The pool refused the client, or its domain never answered in time. */
 export class TokenUnavailableError extends Error {
   override name = 'TokenUnavailableError';
 }
 
-/**
- * The app client's secret, read from the pool when it is needed rather than kept in the hook's
- * environment, where anyone who can read the function's configuration would see it.
- */
+/** Read when needed, not kept in the environment, where the function's configuration shows it. */
 export async function readClientSecret(
   cognito: CognitoIdentityProviderClient,
   { userPoolId, clientId }: Pick<TokenSource, 'userPoolId' | 'clientId'>,
@@ -32,23 +29,17 @@ export type TokenRequest = {
   readonly scope?: string | undefined;
   /** `Date.now()` after which no attempt starts; the last one ends by it too. */
   readonly deadline: number;
-  /** @default 10_000 */
   readonly attemptTimeoutMs?: number;
-  /** Doubles after each failed attempt, up to `maxRetryDelayMs`. @default 1_000 */
+  /** Doubles after each failed attempt, up to `maxRetryDelayMs`. */
   readonly firstRetryDelayMs?: number;
-  /** @default 8_000 */
   readonly maxRetryDelayMs?: number;
-  /** Told of each failed attempt that is retried. */
   readonly onRetry?: (attempt: number, reason: string) => void;
 };
 
 /**
- * An access token from the pool's OAuth 2.0 token endpoint (client-credentials grant, client
- * authentication by HTTP Basic, each half form-encoded first: RFC 6749 4.4 and 2.3.1). A user
- * pool domain created by this very deployment may not answer for about a minute (no DNS name
- * yet, or its edge still answering errors), so anything but an OAuth error is retried with
- * backoff until `deadline`. An OAuth error (400 or 401 with an `error` code), or a 200 without
- * a token, will not go away by waiting and ends the attempts.
+ * Client-credentials grant, Basic auth of form-encoded halves (RFC 6749 4.4, 2.3.1). A pool domain
+ * this deployment made may not answer for a minute, so all but an OAuth error is retried until
+ * `deadline`; an OAuth error or a 200 without a token will not go away by waiting.
  */
 export async function requestClientCredentialsToken(request: TokenRequest): Promise<string> {
   const { deadline, attemptTimeoutMs = 10_000, maxRetryDelayMs = 8_000 } = request;
@@ -103,7 +94,6 @@ export async function requestClientCredentialsToken(request: TokenRequest): Prom
   }
 }
 
-/** The members of a JSON object answer; none for anything else. */
 export function jsonObject(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);

@@ -6,11 +6,8 @@ import { loadHookConfigOrError } from './hook-config.ts';
 import { makePreTrafficHook } from './pre-traffic-hook.ts';
 import { tableFixture } from './table-fixture.ts';
 
-/**
- * The Lambda entry point of the BeforeAllowTraffic hook. The configuration is read once, and the
- * AWS SDK's clients are built once, per container: region, credentials and (in tests) endpoints
- * come from the variables Lambda sets, as the SDK reads them.
- */
+// Config and clients once per container; the SDK reads region, credentials, endpoints from env.
+
 export const handler = makePreTrafficHook({
   config: loadHookConfigOrError(process.env),
   lambda: new LambdaClient({}),

@@ -1,20 +1,15 @@
 import { ConfigError, type Env, envNames } from '../config.ts';
 import { type Operation, type OperationName, operations } from '../operations.ts';
 
-/** The variables the hook's construct sets and `loadHookConfig` reads. */
 export const hookEnvNames = {
-  /** The qualified ARN of the version the deployment is about to send traffic to. */
   targetFunctionArn: 'TARGET_FUNCTION_ARN',
-  /** The operation that version serves (`create-plant`): its checks are the ones run. */
   operation: 'OPERATION',
-  /** The user pool domain's token endpoint (`https://<domain>/oauth2/token`). */
   tokenUrl: 'TOKEN_URL',
   userPoolId: 'USER_POOL_ID',
-  /** The pool's client-credentials app client; its secret is read from Cognito, never set here. */
+  /** Its secret is read from Cognito, never set here. */
   clientId: 'CLIENT_ID',
-  /** The scope to ask for, the operation's; without it Cognito grants every scope the client has. */
+  /** Without it Cognito grants every scope the client has. */
   tokenScope: 'TOKEN_SCOPE',
-  /** The stage's table, where the fixture keeps the check plant: set with the pool's variables. */
   tableName: envNames.tableName,
 } as const;
 
@@ -27,21 +22,16 @@ export type TokenSource = {
 
 export type HookConfig = {
   readonly targetFunctionArn: string;
-  /** The operation the target serves, from `functions/operations.ts`. */
   readonly operation: Operation & { readonly name: OperationName };
   /** Absent for an external issuer: then only the cases that need no token run, on no plant. */
   readonly token?: TokenSource;
-  /** The stage's table, where the fixture keeps the check plant; present with `token`. */
+  /** Present with `token`. */
   readonly tableName?: string;
 };
 
-/**
- * A version's ARN, not an alias's or `$LATEST`'s: the hook must reach the version that has no
- * traffic yet, and an alias still names the previous one.
- */
+/** A version's, not an alias's: the alias still names the previous version. */
 const versionArn = /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}:\d+$/;
 
-/** Reads the hook's environment once; fails naming the variable that is missing or malformed. */
 export function loadHookConfig(env: Env): HookConfig {
   const { targetFunctionArn: target, operation: named } = hookEnvNames;
   const targetFunctionArn = value(env, target);
@@ -75,10 +65,8 @@ export function loadHookConfigOrError(env: Env): HookConfig | ConfigError {
   }
 }
 
-/**
- * All of the pool's variables and the table's, or none of them: a half-configured pool is a
- * mistake, not an external issuer, and the cases a token lets run need the table for their plant.
- */
+/** All of the pool's and table's variables or none: a half-configured pool is a mistake. */
+
 function tokenSource(env: Env): TokenSource | undefined {
   const { tokenUrl, userPoolId, clientId, tokenScope, tableName } = hookEnvNames;
   const required = [tokenUrl, userPoolId, clientId, tableName];

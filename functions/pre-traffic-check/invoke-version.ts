@@ -5,22 +5,15 @@ import type { CheckAnswer, CheckRequest, Send } from '../checks/runner.ts';
 import { type Operation, routeKey } from '../operation.ts';
 import { jsonObject } from './client-credentials.ts';
 
-/** The route a request reaches: its method and its path as API Gateway writes it (`/plants/{id}`). */
 export type Route = Pick<Operation, 'method' | 'path'>;
 
-/** The version crashed, timed out, or answered something API Gateway could not send on. */
 export class VersionFailedError extends Error {
   override name = 'VersionFailedError';
 }
 
 const userAgent = 'plant-store-pre-traffic-check';
 
-/**
- * A `send` that hands each request to the function version `functionArn` directly, as API
- * Gateway's HTTP API would for `route` (a payload 2.0 event, a synchronous invoke), and reads its
- * answer as API Gateway would. No API stage points at the new version before its traffic shifts,
- * so this is the only way to ask it anything first.
- */
+/** Invokes the version as API Gateway would: no stage points at it before its traffic shifts. */
 export function versionSender(
   lambda: LambdaClient,
   functionArn: string,
@@ -64,11 +57,7 @@ export function versionSender(
   };
 }
 
-/**
- * An HTTP API request as API Gateway hands it to the integration of `route`, from a caller that is
- * the hook: the route's key, its path parameters, and the query's parameters with a repeated
- * name's values joined by commas, as API Gateway joins them.
- */
+/** As API Gateway builds it, a repeated query name's values joined by commas. */
 export function payloadV2Event(
   request: CheckRequest,
   accountId: string,

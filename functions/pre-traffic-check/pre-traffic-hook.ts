@@ -13,7 +13,6 @@ import { readClientSecret, requestClientCredentialsToken } from './client-creden
 import type { HookConfig } from './hook-config.ts';
 import { versionSender } from './invoke-version.ts';
 
-/** What CodeDeploy sends a lifecycle hook: which deployment, and which hook run to report on. */
 export type LifecycleHookEvent = {
   readonly DeploymentId: string;
   readonly LifecycleEventHookExecutionId: string;
@@ -25,29 +24,19 @@ export type PreTrafficHookDeps = {
   readonly lambda: LambdaClient;
   readonly codedeploy: CodeDeployClient;
   readonly cognito: CognitoIdentityProviderClient;
-  /** The fixture that keeps the check plant in the stage's table, made when a run has a token. */
   readonly fixture: (tableName: string) => CheckFixture;
   readonly log: Logger;
 };
 
-/**
- * Kept back from the hook's own timeout for the report: a hook that times out before it reports
- * leaves the deployment waiting for CodeDeploy's hour-long hook timeout.
- */
+/** For the report: a hook that times out unreported leaves the deployment waiting an hour. */
 const reportReserveMs = 10_000;
-/** Kept back from the token's retries for the cases: a few invokes of a version that may start cold. */
+/** For the cases: a few invokes of a version that may start cold. */
 const casesReserveMs = 40_000;
 
 const externalIssuerNote =
   'No token configuration (external issuer): only the cases that need no token ran';
 
-/**
- * CodeDeploy's BeforeAllowTraffic hook: asks the new version its operation's checks directly,
- * before any caller reaches it, with the check plant kept in the table by the fixture, and reports
- * Succeeded or Failed. It reports whatever happens (a broken configuration, an unreachable pool, a
- * version that crashes), and fails only when the report itself cannot be made, which lets Lambda
- * retry the whole hook.
- */
+/** Reports whatever happens; throws only when the report fails, so Lambda retries the hook. */
 export function makePreTrafficHook(deps: PreTrafficHookDeps) {
   return async (
     event: LifecycleHookEvent,
@@ -92,7 +81,6 @@ export function makePreTrafficHook(deps: PreTrafficHookDeps) {
   };
 }
 
-/** Gets a token, if the pool is configured, then runs the operation's checks against the target. */
 async function check(deps: PreTrafficHookDeps, deadline: number) {
   const { config } = deps;
   if (config instanceof Error) throw config;
@@ -121,7 +109,6 @@ async function check(deps: PreTrafficHookDeps, deadline: number) {
   return { target, operation: operation.name, plantId, report };
 }
 
-/** Aborts a call still running at `deadline` (a `Date.now()` value). */
 function signalAt(deadline: number): AbortSignal {
   return AbortSignal.timeout(Math.max(1, deadline - Date.now()));
 }

@@ -6,11 +6,8 @@ import { strongEntityTag } from '../http/entity-tags.ts';
 import { createDynamoDbPlantStore } from '../plants/dynamodb-plant-store.ts';
 import { parsePlantId } from '../plants/plant-id.ts';
 
-/**
- * The hook's fixture: the check plant kept in the stage's table through the product's own store
- * adapter, as the version under test stores it, so that the hook invokes no function but that
- * version. Region, credentials and any endpoint are Lambda's variables, read when a run needs them.
- */
+/** Through the product's own store adapter, so the hook invokes no function but the version. */
+
 export function tableFixture(env: Env, tableName: string): CheckFixture {
   const { region, credentials } = awsAccess(env);
   const endpoint = serviceEndpoint(env, envNames.dynamodbEndpoint, 'dynamodb', region);
