@@ -7,7 +7,6 @@ import type { ConnectionOptions } from 'node:tls';
 const https = process.getBuiltinModule('node:https');
 const { connect } = process.getBuiltinModule('node:net');
 
-/** The function's calls out: DynamoDB, and the issuer's JWKS. */
 export type OutboundRequest = {
   readonly method: 'GET' | 'POST';
   readonly headers: Readonly<Record<string, string>>;
@@ -22,16 +21,9 @@ export type OutboundRequest = {
 export type OutboundResponse = { readonly statusCode: number; readonly body: string };
 
 /**
- * Sends one HTTP(S) request and reads the whole answer, over `node:http(s)`: `fetch` would load
- * undici into every cold start. Every status resolves; a network error, the deadline or an
- * oversized answer rejects.
- *
- * A connection that idled before the request (kept alive by the agent, or opened ahead) may hold
- * the server's word on that idle connection rather than an answer: `408 Request Timeout`, or its
- * end, still unread when the request went out (a process frozen meanwhile, as Lambda freezes one).
- * The server processed no request then, so the request goes again: after a 408 on such a
- * connection, or a failure before any answer. On a connection opened for the request both are
- * final. Each retry drops the idle connection it tried, and one deadline covers every attempt.
+ * Over `node:http(s)`: `fetch` would load undici into every cold start. A connection that idled
+ * (kept alive, or opened ahead) may hold the server's 408 or end, unread while Lambda froze the
+ * process: no request was processed, so it goes again on a fresh connection, within one deadline.
  */
 export function sendRequest(url: URL, options: OutboundRequest): Promise<OutboundResponse> {
   const { method, headers, agent, timeoutMs, maxResponseBytes } = options;
@@ -92,26 +84,15 @@ export function sendRequest(url: URL, options: OutboundRequest): Promise<Outboun
   });
 }
 
-/**
- * A keep-alive agent for one endpoint, whose first connection can be opened ahead of any request
- * (`preconnect`).
- */
 export interface OutboundAgent extends http.Agent {
   /**
-   * Opens the connection to the endpoint now, TCP and (for https) TLS over it, and gives it to the
-   * first request, so that a cold start's handshakes travel while the rest of init runs instead of
-   * in front of the first call ([decision 0125](../../docs/decisions/0125-issuer-tls-in-init.md)).
-   * It never fails or delays anything: a connection that fails is dropped and the first request
-   * opens its own; one still handshaking is handed over as the agent's own new connections are,
-   * and the request's deadline applies to it. One that has data waiting or has ended by then is
-   * dropped too: a server answers a connection left idle, 408 or its end, and that is no answer
-   * to the request. Resolves once the connect is under way (the name resolved, connect(2) issued)
-   * or has failed; never rejects.
+   * Opens the first request's connection now, so a cold start's handshakes travel during init
+   * (docs/decisions/0125-issuer-tls-in-init.md). Never fails or delays: a connection that failed
+   * or heard from the server is dropped. Resolves once the connect is under way; never rejects.
    */
   preconnect(): Promise<void>;
 }
 
-/** Connections kept open across invocations of a warm container. */
 export function keepAliveAgent(url: URL, maxSockets: number): OutboundAgent {
   const Agent = url.protocol === 'http:' ? HttpAgent : HttpsAgent;
   return new Agent(url, { keepAlive: true, maxSockets });
@@ -119,29 +100,21 @@ export function keepAliveAgent(url: URL, maxSockets: number): OutboundAgent {
 
 type ConnectionCallback = (error: Error | null, stream: Duplex) => void;
 
-/** The connections `preconnect` opened and handed to a request: they idled before it, as reused ones. */
+/** Connections `preconnect` handed to a request: they idled before it, as reused ones. */
 const openedAhead = new WeakSet<object>();
 
-/**
- * Whether a connection no request is using has heard from the server: data (its answer to the
- * idle connection, a 408) or the connection's end. Such a connection must not carry a request.
- */
+/** An idle connection that has heard from the server (a 408, its end) must carry no request. */
 const spoken = (socket: Duplex) =>
   socket.destroyed || socket.readableLength > 0 || socket.readableEnded;
 
-/** A kept-alive connection that hears from the server while idle is closed, so the agent skips it. */
 function dropSpoken(this: Duplex) {
   this.destroy();
 }
 
-/**
- * One subclass per transport: `createConnection`, `keepSocketAlive` and `reuseSocket` are the
- * agent's documented points of extension.
- */
+/** `createConnection`, `keepSocketAlive` and `reuseSocket` are the agent's documented hooks. */
 const outboundAgent = (Base: typeof http.Agent) =>
   class extends Base implements OutboundAgent {
     readonly #url: URL;
-    /** Set by `preconnect` until the first request takes its connection. */
     #first: (() => Duplex | undefined) | undefined;
 
     constructor(url: URL, options: http.AgentOptions) {
@@ -158,8 +131,7 @@ const outboundAgent = (Base: typeof http.Agent) =>
       return first?.() ?? super.createConnection(options, callback);
     }
 
-    // Recent versions of Node's agent guard its idle connections the same way; this guard keeps the
-    // promise on any version.
+    // Recent Node agents guard idle connections too; this keeps the promise on any version.
     override keepSocketAlive(socket: Duplex): boolean {
       const kept: unknown = super.keepSocketAlive(socket);
       if (!kept) return false;
@@ -187,8 +159,7 @@ const outboundAgent = (Base: typeof http.Agent) =>
       // An idle container may end; a connection no request has used must not keep it alive.
       tcp.unref();
 
-      // For https, the agent's own `createConnection` runs TLS over the socket given, as it would
-      // over one of its own, with the agent's TLS options and session cache.
+      // For https, the agent's own TLS over this socket, with its options and session cache.
       const tlsOptions: http.ClientRequestArgs & ConnectionOptions = {
         host,
         port,
@@ -224,11 +195,8 @@ const outboundAgent = (Base: typeof http.Agent) =>
 const HttpAgent = outboundAgent(http.Agent);
 const HttpsAgent = outboundAgent(https.Agent);
 
-/**
- * A URL's host is an IP address exactly when it is dotted-decimal IPv4 or bracketed IPv6: the URL
- * parser normalizes every other IPv4 form. Tested here rather than with `net.isIP`, whose IPv6
- * pattern is slow the first times it meets a host name, on the cold path.
- */
+/** The URL parser normalizes other IPv4 forms; `net.isIP` is slow at first, on the cold path. */
+
 const isIpLiteral = (url: URL) =>
   url.hostname.startsWith('[') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(url.hostname);
 
