@@ -18,10 +18,8 @@ export const redriveFile = (dataDir: string) => join(dataDir, 'webhook', 'redriv
 export function openDeadLetters(dataDir: string | undefined, log: (line: string) => void) {
   // Its directory was made and checked with the data directory (`ensureDataDir`).
   const file = dataDir === undefined ? undefined : deadLetterFile(dataDir);
-  const bodies: string[] = [];
   return {
     file,
-    bodies: () => [...bodies],
     async add(messages: readonly ReceivedMessage[]): Promise<void> {
       if (file !== undefined) {
         const flags =
@@ -34,7 +32,6 @@ export function openDeadLetters(dataDir: string | undefined, log: (line: string)
         }
       }
       for (const { body, receiveCount } of messages) {
-        bodies.push(body);
         const where = file === undefined ? `: ${body}` : ` in ${file}`;
         log(`webhook: ${webhookIdOf(body)} failed ${receiveCount} attempts; dead letter${where}`);
       }

@@ -8,7 +8,7 @@ import { webhookSettings } from '../../infra/webhook-settings.ts';
 import { localAwsCredentials } from '../dynamodb.ts';
 import { openDeadLetters, redrive } from './dead-letters.ts';
 import { startEventSourceMapping } from './event-source-mapping.ts';
-import { LocalQueue } from './local-queue.ts';
+import { openLocalQueue } from './local-queue.ts';
 import { attachTableStream } from './table-stream.ts';
 
 /** `PLANTS_WEBHOOK_URL`, the `whsec_` secret, and test-only knobs for a quick schedule. */
@@ -24,8 +24,6 @@ export interface LocalWebhookOptions {
 export interface LocalWebhook {
   /** Where each dead letter is appended; `undefined` in memory, where the log has them. */
   readonly deadLetterFile: string | undefined;
-  /** The dead letters' bodies since the start, oldest first. */
-  deadLetters(): string[];
   /** Stream records not yet moved, and messages not yet deleted: both 0 once all is delivered. */
   backlog(): Promise<{ readonly records: number; readonly messages: number }>;
   close(): Promise<void>;
@@ -50,7 +48,7 @@ export async function startLocalWebhook(options: {
   const keys = [signingKeyOf(webhook.secret)];
   const url = new URL(webhook.url);
   const deadLetters = openDeadLetters(dataDir, log);
-  const queue = await LocalQueue.open(level, {
+  const queue = await openLocalQueue(level, {
     name: 'plant-store-webhooks',
     visibilityTimeoutSeconds: webhookSettings.queueVisibilityTimeoutSeconds,
     maxReceiveCount: webhook.maxReceiveCount ?? maxAttempts,
@@ -91,7 +89,6 @@ export async function startLocalWebhook(options: {
   let closing: Promise<void> | undefined;
   return {
     deadLetterFile: deadLetters.file,
-    deadLetters: () => deadLetters.bodies(),
     backlog: async () => {
       const { visible, inFlight } = queue.counts();
       return { records: (await stream.read(1_000)).length, messages: visible + inFlight };

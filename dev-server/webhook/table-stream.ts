@@ -58,13 +58,11 @@ export async function attachTableStream(
     stored.set(key, canonicalJson(item));
   }
 
-  // The stream's label is the time it was first enabled, kept so that its ARN stays the same.
-  const labelKey = `webhook~stream-label~${tableName}`;
-  let label = (await level.get(labelKey)) as string | undefined;
-  if (label === undefined) {
-    label = new Date().toISOString().replace(/Z$/, '');
-    await level.batch([{ type: 'put', key: labelKey, value: label }]);
-  }
+  // The stream's label is the time it was enabled: with the table, so the ARN stays the same.
+  const { CreationDateTime } = (await level.get(`table~${tableName}`)) as {
+    CreationDateTime: number;
+  };
+  const label = new Date(CreationDateTime * 1000).toISOString().replace(/Z$/, '');
   const arn = `arn:aws:dynamodb:${region}:000000000000:table/${tableName}/stream/${label}`;
 
   // Past every record kept and past the clock, so that sequence numbers keep growing across

@@ -3,7 +3,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest';
 import { localAwsCredentials, startDynamoDb } from '../../../dev-server/dynamodb.ts';
 import { startEventSourceMapping } from '../../../dev-server/webhook/event-source-mapping.ts';
-import { LocalQueue } from '../../../dev-server/webhook/local-queue.ts';
+import { openLocalQueue } from '../../../dev-server/webhook/local-queue.ts';
 import { type EventPattern, matchesPattern } from '../../../dev-server/webhook/pipe.ts';
 import { attachTableStream, type TableStream } from '../../../dev-server/webhook/table-stream.ts';
 
@@ -50,7 +50,7 @@ describe.concurrent('startEventSourceMapping (Lambda SQS event source mapping wi
    */
   async function mapped(expect: ExpectStatic, { visibilityTimeoutSeconds = 1 } = {}) {
     queues += 1;
-    const queue = await LocalQueue.open(dynamodb.level, {
+    const queue = await openLocalQueue(dynamodb.level, {
       name: `mapped-${queues}`,
       visibilityTimeoutSeconds,
       maxReceiveCount: 10,
@@ -194,7 +194,7 @@ describe('startEventSourceMapping, its pipe step (the stream to the queue, with 
       endpoint: dynamodb.endpoint,
       credentials: { accessKeyId, secretAccessKey },
     });
-    const queue = await LocalQueue.open(dynamodb.level, {
+    const queue = await openLocalQueue(dynamodb.level, {
       name: 'piped',
       visibilityTimeoutSeconds: 600,
       maxReceiveCount: 10,

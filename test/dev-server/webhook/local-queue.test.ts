@@ -1,7 +1,7 @@
 import type { LevelDatabase } from 'dynalite/db/index.js';
 import { describe, expect, it } from 'vitest';
 import { startDynamoDb } from '../../../dev-server/dynamodb.ts';
-import { LocalQueue, type ReceivedMessage } from '../../../dev-server/webhook/local-queue.ts';
+import { openLocalQueue, type ReceivedMessage } from '../../../dev-server/webhook/local-queue.ts';
 import { tempDataDir } from '../../support/local-api-fixture.ts';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -14,7 +14,7 @@ let queues = 0;
 async function queuesOn(level: LevelDatabase, name: string, timeScale?: number) {
   const deadLetters: ReceivedMessage[] = [];
   const dead = { failing: false };
-  const queue = await LocalQueue.open(level, {
+  const queue = await openLocalQueue(level, {
     name,
     visibilityTimeoutSeconds: 1,
     maxReceiveCount: 2,
