@@ -17,7 +17,7 @@ export function bearerChallenge(
   return `Bearer ${params.join(', ')}`;
 }
 
-/** Why a caller was refused, as a short fixed word: a metric dimension and a log field. */
+/** A metric dimension and a log field. */
 export type AuthFailureReason =
   | 'missing'
   | 'malformed'
@@ -36,7 +36,6 @@ export type AuthFailureReason =
   | 'invalid'
   | 'insufficient_scope';
 
-/** A refused caller (401 or 403): why, and the `WWW-Authenticate` challenge that tells the client. */
 export class AuthError extends HttpError {
   readonly reason: AuthFailureReason;
   readonly challenge: string;
@@ -55,7 +54,6 @@ export class AuthError extends HttpError {
   }
 }
 
-/** No credentials, a malformed header or a token that fails verification. */
 export class UnauthorizedError extends AuthError {
   constructor(
     reason: Exclude<AuthFailureReason, 'insufficient_scope'>,
@@ -74,7 +72,6 @@ export class UnauthorizedError extends AuthError {
   }
 }
 
-/** A valid token that lacks the scope this operation needs. */
 export class ForbiddenError extends AuthError {
   constructor(message: string, scope: string) {
     super(
@@ -87,17 +84,11 @@ export class ForbiddenError extends AuthError {
   }
 }
 
-/**
- * How long a container waits after a failed fetch of the issuer's key set before it fetches again,
- * and so the `Retry-After` of the 503 its requests meanwhile get: by then the container they reach
- * has tried again, or another has.
- */
+/** Between fetches of a failing key set, so the 503's `Retry-After`: by then one has tried again. */
 export const issuerRetrySeconds = 5;
 
-/**
- * The issuer's key set could not be fetched or read (a timeout, a network error, a non-200, a bad
- * document): not the client's fault, and worth a retry, like the store's unavailability.
- */
+/** Not the client's fault, and worth a retry. */
+
 export class IssuerUnavailableError extends Error {
   constructor(cause: unknown) {
     super('The token issuer is unavailable', { cause });

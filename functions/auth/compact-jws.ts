@@ -3,23 +3,17 @@ import { UnauthorizedError } from './auth-errors.ts';
 // The built-in itself, not its ESM facade (docs/decisions/0003-built-ins-without-esm-facades.md).
 const { isUtf8 } = process.getBuiltinModule('node:buffer');
 
-/** A compact JWS (RFC 7515 section 7.1), read but not yet verified. */
+/** Read, not yet verified (RFC 7515 7.1). */
 export type CompactJws = {
-  /** The JOSE protected header. */
   readonly header: Readonly<Record<string, unknown>>;
-  /** What the signature signs: the first two segments as sent. */
   readonly signingInput: Buffer;
   readonly payload: Buffer;
   readonly signature: Buffer;
 };
 
 /**
- * The three segments of a compact JWS, each in its one spelling, and the header parsed. RFC 7515
- * section 2 and RFC 4648 section 3.5: base64url with no padding and no character outside the
- * alphabet, whose last character leaves its unused bits zero. Decoders are lenient (Node's skips
- * what is not base64url, `atob` reads `=` padding, and both ignore the unused bits), so without
- * this check one signed token has many spellings. A segment is in its one spelling exactly when
- * encoding its bytes again gives it back.
+ * Each segment in its one base64url spelling (RFC 7515 2, RFC 4648 3.5): decoders are lenient, so
+ * otherwise one signed token has many. A segment is canonical when re-encoding gives it back.
  */
 export function readCompactJws(token: string): CompactJws {
   const segments = token.split('.');
@@ -39,7 +33,7 @@ function decodeSegment(segment: string): Buffer {
   return bytes;
 }
 
-/** A header or a claims set: UTF-8 JSON text whose value is an object (RFC 7515 4, RFC 7519 7.2). */
+/** RFC 7515 4, RFC 7519 7.2. */
 export function jsonObject(bytes: Buffer): Readonly<Record<string, unknown>> {
   if (!isUtf8(bytes)) throw malformedToken();
   let value: unknown;
@@ -52,6 +46,6 @@ export function jsonObject(bytes: Buffer): Readonly<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
-/** Anything about a token that is not well-formed: the client learns no more than that. */
+/** The client learns no more than that. */
 export const malformedToken = (cause?: unknown) =>
   new UnauthorizedError('invalid', 'Token is malformed or invalid', cause);

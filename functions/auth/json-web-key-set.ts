@@ -3,11 +3,7 @@ import type { JsonWebKey, KeyObject } from 'node:crypto';
 // The built-in itself, not its ESM facade (docs/decisions/0003-built-ins-without-esm-facades.md).
 const { createPublicKey } = process.getBuiltinModule('node:crypto');
 
-/**
- * The signature algorithms a token may use, with the key each needs (RFC 7518 section 3.1).
- * Asymmetric only: HMAC would let anyone holding the public key sign, and `none` signs nothing.
- * RS256 is what Cognito, Auth0, Entra ID and Okta issue by default.
- */
+/** Asymmetric only (RFC 7518 3.1): with HMAC anyone holding the public key could sign. */
 const algorithms = {
   RS256: { kty: 'RSA' },
   ES256: { kty: 'EC', crv: 'P-256' },
@@ -18,7 +14,6 @@ export type Algorithm = keyof typeof algorithms;
 export const isAlgorithm = (alg: unknown): alg is Algorithm =>
   typeof alg === 'string' && Object.hasOwn(algorithms, alg);
 
-/** The key set publishes no usable key for the token's `alg` and `kid`. */
 export class NoMatchingKeyError extends Error {
   constructor() {
     super('No key of the key set matches the token');
@@ -26,7 +21,6 @@ export class NoMatchingKeyError extends Error {
   }
 }
 
-/** A token without `kid` that more than one key of the set could have signed. */
 export class AmbiguousKeyError extends Error {
   constructor() {
     super('More than one key of the key set matches the token');
@@ -34,7 +28,6 @@ export class AmbiguousKeyError extends Error {
   }
 }
 
-/** The issuer's document is not a JWK Set. */
 export class InvalidKeySetError extends Error {
   constructor(message: string, cause?: unknown) {
     super(message, { cause });
@@ -42,11 +35,7 @@ export class InvalidKeySetError extends Error {
   }
 }
 
-/**
- * The one key of the set that matches a token cannot be used: private members, RSA under 2048
- * bits, or members `node:crypto` cannot read. The issuer's mistake, but one that only tokens
- * naming that key meet: they are refused, and every other key of the set still verifies.
- */
+/** The issuer's mistake, met only by tokens naming that key: the set's other keys still verify. */
 export class UnusableKeyError extends Error {
   readonly kid: unknown;
 
@@ -57,32 +46,22 @@ export class UnusableKeyError extends Error {
   }
 }
 
-/** The key that verifies a token with this `alg` and `kid` (from its protected header). */
 export type LocalKeySet = (alg: Algorithm, kid: unknown) => KeyObject;
 
 type Jwk = Readonly<Record<string, unknown>>;
 
-/** RSA keys below 2048 bits are refused (RFC 7518 section 3.3), as jose refuses them. */
+/** RFC 7518 3.3, as jose. */
 const minRsaBits = 2048;
 
-/** Members only a private JWK has (RFC 7518 section 6): a key set must publish public keys only. */
+/** Members only a private JWK has (RFC 7518 6). */
 const privateMembers = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'];
 
 export type LocalKeySetOptions = {
-  /**
-   * Told once per key of this set that cannot be used, when a token first names it: the issuer's
-   * operator has a key to fix. @default nothing
-   */
+  /** Once per unusable key, when a token first names it. */
   readonly onUnusableKey?: (error: UnusableKeyError) => void;
 };
 
-/**
- * A fetched JWK Set, read by jose's `createLocalJWKSet` rules: a key matches a token when its
- * `kty` (and `crv`) fit the token's `alg`, its `kid` equals the token's (any key, for a token
- * without one), and its `alg`, `use`, `key_ops` and `ext`, where present, allow verifying with
- * that algorithm. Exactly one key must match. Each key is imported with `node:crypto` once, and a
- * key that cannot be is refused as often as it is named, without trying again.
- */
+/** jose's `createLocalJWKSet` rules; each key is imported once, an unusable one never again. */
 export function createLocalKeySet(
   document: unknown,
   { onUnusableKey }: LocalKeySetOptions = {},
@@ -125,7 +104,6 @@ function matches(jwk: Jwk, alg: Algorithm, kid: unknown): boolean {
   );
 }
 
-/** The key, or why it cannot be used. */
 function importKey(jwk: Jwk, alg: Algorithm): KeyObject | UnusableKeyError {
   if (privateMembers.some((member) => Object.hasOwn(jwk, member))) {
     return new UnusableKeyError('JSON Web Key Set members must be public keys', jwk.kid);

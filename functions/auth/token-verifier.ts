@@ -23,39 +23,24 @@ export type VerifiedToken = {
   readonly scopes: readonly string[];
 };
 
-/** The port the handler depends on: a bearer token in, verified claims out, or an error to answer. */
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 
-/** A JWT's claims set, as its issuer wrote it. */
 export type JwtClaims = Readonly<Record<string, unknown>>;
 
 export type JwtVerifierOptions = {
   readonly issuer: string;
   readonly jwksUrl: URL;
-  /**
-   * Accepted audiences: a token's `aud`, when present, must name one; only a token without `aud`
-   * (Cognito's access tokens) is matched by its `client_id`. Empty accepts none.
-   */
+  /** A present `aud` must name one; only without `aud` (Cognito) is `client_id` matched. */
   readonly audiences: readonly string[];
 };
 
 /** Issuer and service clocks are NTP-synced; a few seconds absorb the rest. */
 const clockToleranceSeconds = 5;
 
-/**
- * The longest a token may live (`exp - iat`, or `exp - now` without `iat`). Cognito's access
- * tokens live at most a day, Auth0's default is 24 h and Okta's 1 h: a longer-lived token is a
- * misconfigured issuer or a forged `exp` (1e300) that would never expire if leaked.
- */
+/** Issuers' tokens live a day at most: longer is a misconfigured issuer or a forged `exp`. */
 export const maxTokenLifetimeSeconds = 24 * 3600;
 
-/**
- * How the issuer's key set is fetched and kept. A set is fresh for ten minutes; an unknown `kid`
- * refetches it early at most every 30 s, so rotation works without a restart while a flood of
- * made-up key ids cannot hammer the issuer. While it cannot be fetched, a container tries again
- * every few seconds and answers the requests in between at once, and a set it fetched serves for
- * an hour past its ten minutes (docs/decisions/0149-key-set-outage.md).
- */
+/** Rotation works without a restart, made-up key ids cannot hammer the issuer (docs/decisions/0149-key-set-outage.md). */
 export const keySetSettings = {
   timeoutMs: 3000,
   cooldownMs: 30_000,
@@ -64,12 +49,7 @@ export const keySetSettings = {
   staleIfErrorMs: 3_600_000,
 } as const satisfies Partial<RemoteKeySetOptions>;
 
-/**
- * A verifier backed by the issuer's JWKS, kept as `keySetSettings` say. A published key that
- * cannot be used is logged once per fetched set, for the operator: tokens naming it are the
- * client's 401. So is a set past its age in use, once per failed fetch: its requests succeed, so
- * no failure counter shows the outage.
- */
+/** Logs an unusable published key and a stale set in use: no failure counter shows either. */
 export function createJwtVerifier(
   options: JwtVerifierOptions,
   {
@@ -81,7 +61,7 @@ export function createJwtVerifier(
     readonly prefetchKeys?: boolean;
     readonly agent?: Agent;
     readonly log?: Logger;
-    /** The key set's clock and fetch deadline, for tests that move the one and shorten the other. */
+    /** For tests. */
     readonly keySet?: Partial<Pick<RemoteKeySetOptions, 'now' | 'timeoutMs'>>;
   } = {},
 ): TokenVerifier {
@@ -106,11 +86,7 @@ export function createJwtVerifier(
   return (token) => verifyJwt(token, keys, options);
 }
 
-/**
- * A signed JWT (RFC 7519, RFC 7515's compact serialization) checked with `node:crypto`: its one
- * spelling, its algorithm, the issuer's key for its `kid`, its signature, then its claims, in the
- * order and with the answers jose's `jwtVerify` gives (docs/decisions/0116-jwt-verified-with-node-crypto.md).
- */
+/** In jose's `jwtVerify` order and answers (docs/decisions/0116-jwt-verified-with-node-crypto.md). */
 export async function verifyJwt(
   token: string,
   keys: RemoteKeySet,
@@ -155,10 +131,7 @@ export async function verifyJwt(
   return { subject, clientId, scopes: grantedScopes(claims) };
 }
 
-/**
- * RFC 7519 4.1: `iss` names the issuer exactly, `exp` is required, and `iat`, `nbf` and `exp`
- * are numbers, `nbf` reached and `exp` not passed, give or take the clock tolerance.
- */
+/** RFC 7519 4.1, give or take the clock tolerance. */
 function checkRegisteredClaims(claims: JwtClaims, now: number, issuer: string): void {
   if (!Object.hasOwn(claims, 'iss') || claims.iss !== issuer) {
     throw new UnauthorizedError('issuer', 'Token issuer is not trusted');
@@ -175,7 +148,6 @@ function checkRegisteredClaims(claims: JwtClaims, now: number, issuer: string): 
   }
 }
 
-/** A NumericDate claim (RFC 7519 2), or undefined when the token leaves it out. */
 function numericDate(claims: JwtClaims, claim: string): number | undefined {
   const value = claims[claim];
   if (value !== undefined && typeof value !== 'number') throw invalidClaim(claim);
@@ -185,10 +157,7 @@ function numericDate(claims: JwtClaims, claim: string): number | undefined {
 const invalidClaim = (claim: string) =>
   new UnauthorizedError('invalid', `Token claim "${claim}" is invalid`);
 
-/**
- * This API's own rules on a signature-checked claims set whose registered claims are already
- * checked: the kind of token, its audience and its age. `now` is in seconds since the epoch.
- */
+/** This API's own rules: the kind of token, its audience and its age. `now` is in seconds. */
 export function checkClaims(
   payload: JwtClaims,
   now: number,
@@ -216,20 +185,14 @@ export function checkClaims(
   }
 }
 
-/**
- * RFC 9068's space-separated `scope` (Cognito, Auth0), or Okta's `scp` array. Entra ID puts an
- * app's permissions in `roles`, which is not a scope and is not read.
- */
+/** RFC 9068's `scope`, or Okta's `scp`; Entra ID's `roles` are no scopes. */
 function grantedScopes(payload: JwtClaims): string[] {
   if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
   if (Array.isArray(payload.scp)) return payload.scp.filter((scope) => typeof scope === 'string');
   return [];
 }
 
-/**
- * RFC 7519 4.1.3 and RFC 9068 4: a present `aud` decides, so a token minted for another API is
- * refused even when its `client_id` (which Keycloak, Hydra and Okta put in every token) is ours.
- */
+/** A present `aud` decides (RFC 9068 4): many issuers put `client_id` in every token. */
 function acceptsAudience(payload: JwtClaims, audiences: readonly string[]): boolean {
   const { aud, client_id: clientId } = payload;
   if (aud === undefined) return typeof clientId === 'string' && audiences.includes(clientId);
