@@ -24,14 +24,8 @@ import {
 type AttributeMap = Record<string, { S?: string; N?: string } | undefined>;
 
 /**
- * Plants in one DynamoDB table keyed by `id` (Number). A create is one conditional PutItem, so
- * two racing creates of one id cannot both win; the loser compares the item its failed condition
- * returns (ALL_OLD) to tell an idempotent replay from a conflict. A list page is one consistent
- * Scan; a delete is one DeleteItem, atomic per item, so a create racing it either lands whole
- * before it (and is removed whole) or after it (and stays whole). A read is one consistent
- * GetItem. A replace is one PutItem conditioned on the plant existing and, when asked, on its
- * revision, so of writers racing with the same If-Match exactly one wins, with no read before the
- * write; a conditional delete is conditioned the same way.
+ * One call per operation, each atomic per item: of racing creates, or writers with the same
+ * If-Match, exactly one wins; a failed condition's ALL_OLD item tells replay, conflict or change.
  */
 export function createDynamoDbPlantStore(dynamodb: DynamoDbClient, tableName: string): PlantStore {
   const cursors = listCursors(tableName);
@@ -64,20 +58,10 @@ export function createDynamoDbPlantStore(dynamodb: DynamoDbClient, tableName: st
     },
 
     /**
-     * One Scan per page, asking for one plant more than the page holds: when that one exists the
-     * page ends on a `next` cursor after its last plant, and when it does not, the walk ends here
-     * rather than on an extra empty page. The Scan's position is the key's place in the table's
-     * hash order, which no other plant's create or delete moves, so a walk meets every plant
-     * present throughout it exactly once. A Scan that stops short of the limit (DynamoDB stops
-     * at 1 MB read) ends a short page on its last plant; the page is not filled by a second
-     * Scan, so that each page costs one call.
-     *
-     * A damaged item (`DamagedItem`) is left out of the page and reported beside it. A cursor
-     * holds an int64, so a page ends on its last plant, never on a damaged key: the next page
-     * reads any damaged items after it again. Only a Scan that met nothing but damaged items,
-     * with more of the table after it, is followed by another: from the last key it read (a
-     * Scan starts after any number), of the largest page, so that a run of damaged items costs
-     * few calls. Either way the walk moves on.
+     * One Scan per page, for one plant more than the page, so the last page needs no empty one
+     * after it; a short Scan (1 MB) ends a short page. Hash order is stable under creates and
+     * deletes. A page ends on a plant, never a damaged key; only a Scan of nothing but damaged
+     * items is followed by another, of the largest page.
      */
     async list({ limit, cursor }) {
       if (!Number.isInteger(limit) || limit < 1 || limit > maxListLimit) {
@@ -117,12 +101,7 @@ export function createDynamoDbPlantStore(dynamodb: DynamoDbClient, tableName: st
       }
     },
 
-    /**
-     * Without a condition, unconditional, so deleting an absent id succeeds as DynamoDB's
-     * DeleteItem does; the old item, returned only when there was one, tells the caller whether
-     * this call removed it. With one, conditioned as a replace is, and a failed condition told
-     * apart by the old item it returns (ALL_OLD), as a replace's is: still one call.
-     */
+    /** The old item tells whether this call removed it; a condition is a replace's. */
     async delete(id, condition) {
       const { Attributes } = await client('DeleteItem', {
         TableName: tableName,
@@ -144,7 +123,6 @@ export function createDynamoDbPlantStore(dynamodb: DynamoDbClient, tableName: st
       return { id, ...fromItem(item), revision: (item.rev?.S ?? unrevised) as Revision };
     },
 
-    /** No read is made, before or after: a failed condition tells what it met. */
     async replace(id, plant, condition) {
       const revision = newRevision();
       await client('PutItem', {
@@ -157,11 +135,7 @@ export function createDynamoDbPlantStore(dynamodb: DynamoDbClient, tableName: st
   };
 }
 
-/**
- * A replace's or a conditional delete's parameters for `condition`: the plant exists and, when a
- * list of revisions is asked for, holds one of them, asking for the old item when it fails. A
- * plant stored before revisions existed has no `rev`, and is `unrevised`.
- */
+/** A plant stored before revisions existed has no `rev`, and is `unrevised`. */
 function conditionParameters(condition: ReplaceCondition): Record<string, unknown> {
   const returnOld = { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
   if (condition.kind === 'any')
@@ -191,10 +165,7 @@ function isConditionFailure(error: unknown): error is DynamoDbServiceError {
   return error instanceof DynamoDbServiceError && error.type === 'ConditionalCheckFailedException';
 }
 
-/**
- * A replace's or a conditional delete's failed condition, told apart by the old item it returns
- * (ALL_OLD): none means no plant has the id, one that its revision did not meet the condition.
- */
+/** No old item: no plant has the id; one: its revision did not meet the condition. */
 function refusedCondition(id: PlantId): (error: unknown) => never {
   return (error) => {
     if (!isConditionFailure(error)) throw error;
@@ -212,12 +183,8 @@ function fromItem(item: AttributeMap): Plant {
   return plantOf({ name: item.name?.S ?? '', tag: item.tag?.S });
 }
 
-/**
- * A listed item as the plant it holds, or what makes it no plant the API would have written: its
- * key is not an int64 in canonical form (no path could name it), it has no name, or a tag that is
- * not text. The rest of the rules (lengths, characters) are the create's, whose schema a list
- * does not load; the API only ever stores text that passed them.
- */
+/** The rest of the rules are the create's, whose schema a list does not load. */
+
 function listedPlantOf(item: AttributeMap): StoredPlant | DamagedItem {
   const key = item.id?.N ?? JSON.stringify(item.id ?? null);
   const id = asPlantId(item.id?.N ?? '');

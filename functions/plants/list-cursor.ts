@@ -4,25 +4,14 @@ import type { PlantId } from './plant-id.ts';
 const { createHmac, hkdfSync, timingSafeEqual } = process.getBuiltinModule('node:crypto');
 
 /**
- * Where a list walk goes on, as the caller carries it between pages: the id after which the next
- * page starts and the page size it was issued for, authenticated with HMAC-SHA256 under a key
- * derived from the table's name (docs/decisions/0080-list-pages-and-cursors.md).
- *
- * The MAC is there for integrity and foreignness, not secrecy: a caller may list every id
- * anyway, so a cursor that starts after any id it likes reveals nothing, and the table's name
- * suffices as the key's source. What the MAC does is make a cursor that was changed, cut short,
- * or issued by another table (another stage, another deployment) a clear error before any
- * DynamoDB call, instead of a page from somewhere else or a ValidationException.
- *
- * Layout, 29 bytes, written as 39 characters of unpadded base64url:
- *   version (1) | id as int64 big-endian (8) | limit as uint32 big-endian (4) | MAC (16)
- * The MAC, HMAC-SHA256 truncated to 128 bits, covers the 13 bytes before it.
+ * MACed for integrity, not secrecy: a changed or foreign cursor is a clear error before any call
+ * (docs/decisions/0080-list-pages-and-cursors.md). 29 bytes as unpadded base64url:
+ *   version (1) | id int64 BE (8) | limit uint32 BE (4) | HMAC-SHA256/128 of the 13 before (16)
  */
 export type ListCursor = { readonly after: PlantId; readonly limit: number };
 
 export type ListCursors = {
   encode(cursor: ListCursor): string;
-  /** The cursor `text` stands for, when issued for `limit` by this table; else InvalidCursorError. */
   decode(text: string, limit: number): ListCursor;
 };
 
@@ -32,7 +21,7 @@ const macBytes = 16;
 const cursorBytes = bodyBytes + macBytes;
 const cursorText = /^[A-Za-z0-9_-]{39}$/;
 
-/** The cursors of one table. The key is derived on first use, so a create-only cold start skips it. */
+/** The key is derived on first use, so a create-only cold start skips it. */
 export function listCursors(tableName: string): ListCursors {
   let key: Buffer | undefined;
   const mac = (body: Buffer) => {
@@ -76,14 +65,13 @@ export function listCursors(tableName: string): ListCursors {
   };
 }
 
-/** A programming error, not a caller's: the handler has checked the limit before. */
+/** A programming error: the handler has checked the limit. */
 function checkLimit(limit: number) {
   if (!Number.isInteger(limit) || limit < 1 || limit > 0xffffffff) {
     throw new RangeError(`limit must be a positive integer, not ${limit}`);
   }
 }
 
-/** A cursor that this table did not issue for this page size, or that was changed on the way. */
 export class InvalidCursorError extends Error {
   readonly field = 'cursor';
 

@@ -4,21 +4,15 @@ import { int64, type NewPlant, type Plant, plantOf } from './plant.ts';
 import { InvalidPlantError } from './plant-errors.ts';
 import { canonicalText, isPlantText, plantTextPattern } from './plant-text.ts';
 
-/**
- * What a valid plant is. This zod schema is the only definition of NewPlant: `openapi.yaml`
- * documents the same bounds and a test fails when the two drift.
- */
+/** The only definition of NewPlant; a test holds `openapi.yaml` to it. */
 export const limits = {
   nameMaxLength: 200,
   tagMaxLength: 64,
-  /** The handler refuses larger bodies with 413; a NewPlant at its limits is under 2 KiB. */
+  /** Larger bodies get 413. */
   bodyMaxBytes: 16 * 1024,
 } as const;
 
-/**
- * A name or tag: checked as sent, so that it is valid exactly when `openapi.yaml` says it is (a
- * length is a count of code points, as JSON Schema's `maxLength` counts), then kept in its NFC form.
- */
+/** Checked as sent, lengths in code points as JSON Schema counts, then kept in NFC. */
 const text = (field: string, maxLength: number) =>
   z
     .string({
@@ -36,7 +30,7 @@ const text = (field: string, maxLength: number) =>
       z.overwrite((sent) => canonicalText(sent, maxLength)),
     );
 
-/** The id's type check; its exact value is read from the source text by `exactInteger`. */
+/** Its exact value is read from the source text. */
 export const idSchema = z
   .number({
     error: (issue) => (issue.input === undefined ? 'id is required' : 'id must be an integer'),
@@ -50,23 +44,15 @@ export const plantSchema = z.object({
 
 export const newPlantSchema = z.extend(plantSchema, { id: idSchema });
 
-/**
- * Body (as parsed by the JSON body parser) and its raw text -> NewPlant, or a 400 naming the field.
- * The id is read from the raw text because JSON.parse rounds integers above 2^53.
- */
+/** The id from the raw text: JSON.parse rounds integers above 2^53. */
 export function parseNewPlant(body: unknown, rawBody: string): NewPlant {
   const plant = parseWith(newPlantSchema, body, 'NewPlant');
   return { id: exactId(rawBody).toString(), ...plantOf(plant) };
 }
 
-/** A replacement's body: the Plant's rules, and an `id` only when it is the path's. */
 export const replacementSchema = z.extend(plantSchema, { id: z.optional(idSchema) });
 
-/**
- * The body of a replace of plant `pathId`: a Plant by `plantSchema`'s rules, as create reads
- * them. An `id` is allowed, for a client that sends back what it read, only when it is exactly
- * the path's, read from its source text as create reads it.
- */
+/** An `id`, for a client that sends back what it read, only when it is exactly the path's. */
 export function parsePlantReplacement(body: unknown, rawBody: string, pathId: string): Plant {
   const plant = parseWith(replacementSchema, body, 'Plant');
   if (plant.id !== undefined && exactId(rawBody) !== BigInt(pathId)) {
@@ -90,7 +76,6 @@ function parseWith<Schema extends z.ZodMiniType>(
   return result.data;
 }
 
-/** The body's top-level `id`, exactly as its source text writes it, within int64. */
 function exactId(rawBody: string): bigint {
   const id = exactInteger(topLevelNumberSource(rawBody, 'id'));
   if (id === undefined) throw new InvalidPlantError('id must be an integer');

@@ -1,17 +1,8 @@
 /**
- * What a name or tag may contain, checked on the text as sent, as `openapi.yaml`'s `pattern` is by
- * any JSON Schema validator. Refused: control characters
- * (tab and newline included), lone surrogates (DynamoDB cannot store them), line and paragraph
- * separators, and invisible format characters (general category Cf: bidi overrides and isolates
- * that make text display in another order, zero-width spaces, word joiners, BOMs, soft hyphens),
- * except where a format character is part of how something is written:
- * - ZWNJ and ZWJ between two letters or marks, as Arabic-script and Indic words are spelled,
- *   but not next to a Latin, Greek or Cyrillic letter: those scripts never use joiners, and
- *   "Fe\u200Drn" would only be "Fern" with something hidden in it;
- * - ZWJ inside an emoji ZWJ sequence (👩🏽‍💻, 🏳️‍🌈), between two pictographs;
- * - the tag characters of a subdivision flag (🏴 + a 2-letter region, 1 to 3 letters or digits
- *   and the cancel tag: England, Scotland, Wales), and nowhere else.
- * Each alternative starts with a different kind of character, so matching stays linear.
+ * Checked as sent, as `openapi.yaml`'s `pattern`. No control, surrogate, separator or invisible
+ * format character, except joiners inside Arabic or Indic words (never beside Latin, Greek or
+ * Cyrillic), in emoji ZWJ sequences, and a subdivision flag's tags. Each alternative starts with
+ * a different kind of character, so matching stays linear.
  */
 const joinable = '[\\p{L}\\p{M}]';
 const neverJoined = '[\\p{Script=Latin}\\p{Script=Greek}\\p{Script=Cyrillic}]';
@@ -23,23 +14,15 @@ const allowedCharacter = [
   '(?<=\\u{1F3F4})[\\u{E0061}-\\u{E007A}]{2}[\\u{E0030}-\\u{E0039}\\u{E0061}-\\u{E007A}]{1,3}\\u{E007F}',
 ];
 
-/** The rule as one regular expression: `openapi.yaml`'s `pattern`, which a test holds to it. */
+/** `openapi.yaml`'s `pattern`; a test holds them together. */
 export const plantTextPattern = `^(?:${allowedCharacter.join('|')})*$`;
 
-/** Printable ASCII has no character of the refused categories: nearly every name, always valid. */
 const printableAscii = /^[\x20-\x7E]*$/;
 
-/**
- * Each Unicode-property expression is built on the first text that needs it: building one is slow,
- * and a cold start's first request would pay for it on the critical path.
- */
+/** Built on first need: building one is slow, on a cold start's critical path. */
 let withoutFormatCharacters: RegExp | undefined;
 let fullPattern: RegExp | undefined;
 
-/**
- * Whether text obeys `plantTextPattern`. Text without any format character, which the pattern's
- * first alternative alone accepts, is settled without its joiner alternatives.
- */
 export function isPlantText(text: string): boolean {
   if (printableAscii.test(text)) return true;
   withoutFormatCharacters ??= new RegExp(`^${ordinaryCharacter}*$`, 'u');
@@ -48,12 +31,8 @@ export function isPlantText(text: string): boolean {
   return fullPattern.test(text);
 }
 
-/**
- * The NFC form of valid text, so that "Café" typed with a combining accent is the same plant as
- * "Café" typed precomposed. NFC can make text longer (U+0958 becomes two code points) or move a
- * joiner next to a Latin letter, and a stored plant must still be a valid Plant: text whose NFC
- * form would break the rules it passed is kept as sent.
- */
+/** NFC, unless that would break the rules the text passed (it can lengthen it or move a joiner). */
+
 export function canonicalText(sent: string, maxLength: number): string {
   const nfc = sent.normalize('NFC');
   if (nfc === sent) return sent;
