@@ -1,9 +1,5 @@
-/**
- * `npm run cost [-- -c stage=prod]`: what the stage costs a month before any request, line by
- * line, and what each operation costs per million requests, read from the template `cdk synth`
- * makes of that stage (offline, in this process: bundling and validation off). The prices are
- * in scripts/prices.ts; docs/cost.md explains the figures and what moves them.
- */
+// `npm run cost [-- -c stage=prod]`: the stage's monthly floor and each operation's cost per
+// million requests, from the template `cdk synth` makes of it (docs/cost.md).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,32 +16,21 @@ import { prices } from './prices.ts';
 
 /** What a request is assumed to cost in time and size where the template cannot say. */
 export const assumptions = {
-  /**
-   * Billed duration of a warm request: one or two DynamoDB calls in the region and the handler's
-   * own work. Stated, not measured on AWS: the function's `Duration` metric gives the real one.
-   */
+  /** Billed duration of a warm request: stated, not measured (the `Duration` metric is). */
   lambdaDurationMs: 25,
-  /** Lambda's own JSON lines per invocation (`platform.start`, `platform.report`). */
+  /** Lambda's own `platform.start` and `platform.report` lines per invocation. */
   platformLogBytes: 700,
-  /** A value in the API's access log line where the format has a `$context` variable. */
+  /** A `$context` variable's value in the API's access log line. */
   accessLogValueBytes: 16,
-  /** The volume the X-Ray share is figured at: one million requests spread over a month. */
   requestsPerMonth: 1_000_000,
-  /** Months of log storage a line is paid for: the log groups keep a month. */
+  /** The log groups keep a month. */
   logRetentionMonths: 1,
-  /** Lambda's SQS pollers long-poll for this long; each poll is a billed SQS request. */
+  /** Each long poll of Lambda's SQS pollers is a billed SQS request. */
   sqsLongPollSeconds: 20,
 } as const;
 
 const hoursPerMonth = 730;
 const secondsPerMonth = hoursPerMonth * 3600;
-
-export type FloorLine = {
-  readonly item: string;
-  readonly count: number;
-  readonly monthly: number;
-  readonly note: string;
-};
 
 type Resource = { readonly Type: string; readonly Properties?: Record<string, unknown> };
 export type CfnTemplate = { readonly Resources: Readonly<Record<string, Resource>> };
@@ -80,11 +65,7 @@ export function dashboardMetrics(dashboard: Resource): number {
     ).length;
 }
 
-/**
- * The custom metrics the stack's code and metric filters write: per operation one counter per
- * outcome and the store latency (functions/http/request-metrics.ts), each metric filter's, and the
- * deliverer's counters and latency when the webhook is on.
- */
+/** Per operation its outcome counters and store latency, the metric filters', the deliverer's 4. */
 export function customMetrics(template: CfnTemplate): number {
   const fromRequests = operations.reduce(
     (sum, operation) => sum + new Set(Object.values(countersOf(operation))).size + 1,
@@ -100,7 +81,7 @@ export function customMetrics(template: CfnTemplate): number {
 }
 
 /** The stage's cost a month with no request at all, line by line. */
-export function monthlyFloor(template: CfnTemplate): { lines: FloorLine[]; total: number } {
+export function monthlyFloor(template: CfnTemplate) {
   const { cloudwatch, cognito, secretsManager, sqs } = prices;
   const alarms = resourcesOf(template, 'AWS::CloudWatch::Alarm');
   const alarmMetricCount = alarms.reduce((sum, [, alarm]) => sum + alarmMetrics(alarm), 0);
@@ -124,7 +105,7 @@ export function monthlyFloor(template: CfnTemplate): { lines: FloorLine[]; total
   const polls = (pollers * secondsPerMonth) / assumptions.sqsLongPollSeconds;
   const logGroups = resourcesOf(template, 'AWS::Logs::LogGroup').length;
 
-  const lines: FloorLine[] = [
+  const lines = [
     {
       item: 'CloudWatch alarms',
       count: alarms.length,
@@ -171,31 +152,9 @@ export function monthlyFloor(template: CfnTemplate): { lines: FloorLine[]; total
   return { lines, total: lines.reduce((sum, line) => sum + line.monthly, 0) };
 }
 
-export type RequestMeasurements = {
-  /** Bytes of the function's own request line, by operation name. */
-  readonly requestLineBytes: Readonly<Record<string, number>>;
-};
-
-export type PerMillion = {
-  readonly operation: string;
-  readonly apiGateway: number;
-  readonly lambda: number;
-  readonly dynamodb: number;
-  readonly logs: number;
-  readonly xray: number;
-  readonly total: number;
-  readonly memoryMb: number;
-  readonly readUnits: number;
-  readonly writeUnits: number;
-  readonly logBytes: number;
-};
-
-const readActions = new Set([
-  'dynamodb:GetItem',
-  'dynamodb:Query',
-  'dynamodb:Scan',
-  'dynamodb:BatchGetItem',
-]);
+const readActions = new Set(
+  ['GetItem', 'Query', 'Scan', 'BatchGetItem'].map((a) => `dynamodb:${a}`),
+);
 const writeActions = new Set(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']);
 
 /**
@@ -203,10 +162,7 @@ const writeActions = new Set(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamo
  * conflict), a strongly consistent read of up to 4 KB one read unit, a write of up to 1 KB one
  * write unit.
  */
-export function requestUnits(operation: Pick<Operation, 'dynamodbActions'>): {
-  readUnits: number;
-  writeUnits: number;
-} {
+export function requestUnits(operation: Pick<Operation, 'dynamodbActions'>) {
   const actions: readonly string[] = operation.dynamodbActions;
   const unpriced = actions.find((action) => !readActions.has(action) && !writeActions.has(action));
   // A new kind of call is priced here first, rather than counted as free.
@@ -246,7 +202,10 @@ function memoryOf(template: CfnTemplate, operation: Pick<Operation, 'name'>): nu
 }
 
 /** What a million requests of each operation cost, in dollars, by the parts that bill them. */
-export function perMillion(template: CfnTemplate, measured: RequestMeasurements): PerMillion[] {
+export function perMillion(
+  template: CfnTemplate,
+  measured: { readonly requestLineBytes: Readonly<Record<string, number>> },
+) {
   const { apiGateway, lambda, dynamodb, cloudwatch, xray } = prices;
   const accessLine = accessLogBytes(template);
   return operations.map((operation) => {
@@ -282,9 +241,7 @@ export function perMillion(template: CfnTemplate, measured: RequestMeasurements)
 }
 
 /** What the client-credentials tokens cost: per client caching each token, and per request without. */
-export function tokenCost(
-  template: CfnTemplate,
-): { cacheMinutes: number; perClientMonth: number } | undefined {
+export function tokenCost(template: CfnTemplate) {
   const [[, client] = []] = resourcesOf(template, 'AWS::Cognito::UserPoolClient');
   if (client === undefined) return undefined;
   const validity = Number(client.Properties?.AccessTokenValidity ?? 60);
@@ -298,10 +255,8 @@ export function tokenCost(
 }
 
 /**
- * The size of each operation's own request line: what the access log step
- * (functions/http/access-log.ts) writes for its sample request and its first outcome, the usual
- * success, with the values a local run logs. On AWS the function's name as `Service`, a UUID
- * request id, the version and the X-Ray trace id add to it.
+ * The size of each operation's own access log line for its sample request and first outcome, with
+ * a local run's values; on AWS the function name, request id, version and trace id add to it.
  */
 export function requestLineBytes(): Record<string, number> {
   return Object.fromEntries(
@@ -348,60 +303,56 @@ export function contextOf(args: readonly string[]): Record<string, string> {
   );
 }
 
-const dollars = (value: number) => `$${value.toFixed(2)}`;
+const dollars = (value: number, width: number) => `$${value.toFixed(2)}`.padStart(width);
 
-function main(): void {
-  const context = contextOf(process.argv.slice(2));
-  // The app `cdk synth` builds from cdk.json's context, without bundling or validation: only the
-  // template is read.
-  const cdkJson = JSON.parse(readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')) as {
-    context: Record<string, unknown>;
-  };
+if (import.meta.main) {
+  // Only the template is read: no bundling, no validation.
+  const cdkJson = JSON.parse(readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8'));
   const app = new App({
-    context: { ...cdkJson.context, ...context, 'aws:cdk:bundling-stacks': [] },
+    context: {
+      ...cdkJson.context,
+      ...contextOf(process.argv.slice(2)),
+      'aws:cdk:bundling-stacks': [],
+    },
     builtinCloudFormationValidation: false,
   });
-  const { stack } = addStacks(app);
-  const { stackName } = stack;
+  const { stackName } = addStacks(app).stack;
   const template = app.synth().getStackByName(stackName).template as CfnTemplate;
-
-  console.log(
-    `${stackName}: AWS list prices of ${prices.region} as of ${prices.date}, no free tier (scripts/prices.ts)`,
-  );
-  console.log('\nMonthly floor, no requests:');
   const floor = monthlyFloor(template);
-  for (const line of floor.lines) {
-    console.log(
-      `  ${line.item.padEnd(24)} ${String(line.count).padStart(3)}  ${dollars(line.monthly).padStart(7)}  ${line.note}`,
-    );
-  }
-  console.log(`  ${'Total'.padEnd(24)}      ${dollars(floor.total).padStart(7)}`);
-
-  console.log('\nAlarms counted (metrics each):');
-  for (const [id, alarm] of resourcesOf(template, 'AWS::CloudWatch::Alarm')) {
-    console.log(`  ${id} (${alarmMetrics(alarm)})`);
-  }
-
-  const measured = { requestLineBytes: requestLineBytes() };
-  console.log(
-    `\nPer million requests (Lambda ${assumptions.lambdaDurationMs} ms billed; X-Ray at ${assumptions.requestsPerMonth.toLocaleString('en')} requests a month, ${Math.round(sampledShare(assumptions.requestsPerMonth) * 100)} % sampled):`,
-  );
-  console.log(
-    `  ${'operation'.padEnd(16)} ${['API', 'Lambda', 'DynamoDB', 'logs', 'X-Ray', 'total'].map((name) => name.padStart(8)).join(' ')}  detail`,
-  );
-  for (const each of perMillion(template, measured)) {
-    const figures = [each.apiGateway, each.lambda, each.dynamodb, each.logs, each.xray, each.total];
-    console.log(
-      `  ${each.operation.padEnd(16)} ${figures.map((figure) => dollars(figure).padStart(8)).join(' ')}  ${each.memoryMb} MB, ${each.readUnits} RRU + ${each.writeUnits} WRU, ${each.logBytes} log bytes`,
-    );
-  }
+  const { requestsPerMonth: volume } = assumptions;
   const tokens = tokenCost(template);
-  if (tokens !== undefined) {
-    console.log(
-      `\nCognito tokens: ${dollars(tokens.perClientMonth)} a month per client that caches its token for its ${tokens.cacheMinutes} minutes; ${dollars(1e6 * prices.cognito.tokenRequest)} per million requests for a client that asks for one per request.`,
-    );
-  }
-  console.log(`\nSources: ${prices.sources.join(' ')}`);
+  console.log(
+    [
+      `${stackName}: AWS list prices of ${prices.region} as of ${prices.date}, no free tier (scripts/prices.ts)`,
+      '\nMonthly floor, no requests:',
+      ...floor.lines.map(
+        (line) =>
+          `  ${line.item.padEnd(24)} ${String(line.count).padStart(3)}  ${dollars(line.monthly, 7)}  ${line.note}`,
+      ),
+      `  ${'Total'.padEnd(24)}      ${dollars(floor.total, 7)}`,
+      '\nAlarms counted (metrics each):',
+      ...resourcesOf(template, 'AWS::CloudWatch::Alarm').map(
+        ([id, alarm]) => `  ${id} (${alarmMetrics(alarm)})`,
+      ),
+      `\nPer million requests (Lambda ${assumptions.lambdaDurationMs} ms billed; X-Ray at ${volume.toLocaleString('en')} requests a month, ${Math.round(sampledShare(volume) * 100)} % sampled):`,
+      `  ${'operation'.padEnd(16)} ${['API', 'Lambda', 'DynamoDB', 'logs', 'X-Ray', 'total'].map((name) => name.padStart(8)).join(' ')}  detail`,
+      ...perMillion(template, { requestLineBytes: requestLineBytes() }).map((each) => {
+        const figures = [
+          each.apiGateway,
+          each.lambda,
+          each.dynamodb,
+          each.logs,
+          each.xray,
+          each.total,
+        ];
+        return `  ${each.operation.padEnd(16)} ${figures.map((figure) => dollars(figure, 8)).join(' ')}  ${each.memoryMb} MB, ${each.readUnits} RRU + ${each.writeUnits} WRU, ${each.logBytes} log bytes`;
+      }),
+      ...(tokens === undefined
+        ? []
+        : [
+            `\nCognito tokens: ${dollars(tokens.perClientMonth, 0)} a month per client that caches its token for its ${tokens.cacheMinutes} minutes; ${dollars(1e6 * prices.cognito.tokenRequest, 0)} per million requests for a client that asks for one per request.`,
+          ]),
+      `\nSources: ${prices.sources.join(' ')}`,
+    ].join('\n'),
+  );
 }
-
-if (import.meta.main) main();
