@@ -2,26 +2,18 @@ import type { Logger } from '../log.ts';
 import type { HttpMiddleware } from './request-context.ts';
 import { embeddedMetrics, type OutcomeCounters, statusOutcome } from './request-metrics.ts';
 
-/** What the access log reads from the context, set by the steps before it. */
 export type AccessLogFields = {
-  /** Who asked, as far as the log names them: set by the step that authorizes the request. */
   readonly caller: { readonly clientId: string | undefined };
-  /**
-   * What came of the request, as a word of the operation's `OutcomeCounters`: named by the
-   * handler, or by `mapErrors` when a step fails.
-   */
+  /** A word of `OutcomeCounters`, named by the handler or `mapErrors`. */
   outcome: string;
-  /** How long the store took, retries included: set by the handler. */
+  /** Retries included. */
   storeLatencyMs: number;
 };
 
 type AccessLogStep = NonNullable<HttpMiddleware<AccessLogFields>['after']>;
 
-/**
- * One JSON line per request, written last: who asked (the request ids, the client id), what came
- * of it and how long it took, with the request's CloudWatch metrics embedded: the counter
- * `counters` names for its outcome. Never the token, the Authorization header or the body.
- */
+/** One line per request, metrics embedded; never the token, Authorization header or body. */
+
 export function accessLog(
   log: Logger,
   service: string,

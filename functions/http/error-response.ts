@@ -4,24 +4,17 @@ import type { HttpMiddleware } from './request-context.ts';
 import { statusOutcome } from './request-metrics.ts';
 import { errorResponse } from './respond.ts';
 
-/** How a domain error is answered: a row of the error table `mapErrors` is given. */
 export type ErrorAnswer = {
   readonly type: abstract new (...args: never[]) => Error;
   readonly status: number;
-  /** What the client is told, when the error's own message is not for the client. */
+  /** When the error's own message is not for the client. */
   readonly message?: string;
-  /** For a dependency that is unavailable: how long a client waits before it retries. */
   readonly retryAfterSeconds?: number;
-  /** What came of the request, when its status alone does not tell (`statusOutcome`). */
+  /** When its status alone does not tell (`statusOutcome`). */
   readonly outcome?: string;
 };
 
-/**
- * Every error -> `{error, message}`, in this one place: an `HttpError` as it says, a domain error
- * through the row of `answers` that names its type. Either says what the client can do; anything
- * else is logged with the request id and answered with a fixed 500. Records what came of the
- * request for the access log, over any success a step named before it failed.
- */
+/** Every error's answer, in this one place; anything unknown is logged and a fixed 500. */
 export function mapErrors(
   log: Logger,
   answers: readonly ErrorAnswer[],
@@ -55,7 +48,6 @@ export function mapErrors(
   };
 }
 
-/** The error as the client is told it, and the outcome its row names, or undefined for neither. */
 function clientAnswer(
   error: unknown,
   answers: readonly ErrorAnswer[],

@@ -1,11 +1,6 @@
-/**
- * CloudWatch metrics from the request's log line itself, in the Embedded Metric Format: no agent,
- * no SDK, no extra call, and no library on the cold path. CloudWatch Logs turns the fields named
- * under `_aws` into metrics in the `PlantStore` namespace.
- */
+/** Embedded Metric Format in the log line: no agent, SDK, call or library on the cold path. */
 export const metricsNamespace = 'PlantStore';
 
-/** The outcomes a status tells by itself, for a request no step named a more precise one for. */
 export type StatusOutcome =
   | 'unauthorized'
   | 'forbidden'
@@ -14,17 +9,13 @@ export type StatusOutcome =
   | 'error'
   | 'unnamed';
 
-/**
- * The counter each outcome adds one to, as an operation declares it: its own outcomes (a success
- * is named by its handler, never guessed from a status) beside the ones a status tells.
- */
+/** An operation's own outcomes (a success is never guessed from a status) beside a status's. */
 export type OutcomeCounters = Readonly<Record<StatusOutcome, string>> &
   Readonly<Record<string, string>>;
 
 export type RequestFacts = {
-  /** The counter the request's outcome adds one to. */
   readonly counter: string;
-  /** The function's name, so that stages deployed side by side keep their own metrics. */
+  /** The function's name, so stages side by side keep their own metrics. */
   readonly service: string;
   readonly authFailureReason?: string | undefined;
   readonly storeLatencyMs?: number | undefined;
@@ -37,10 +28,6 @@ export function embeddedMetrics(facts: RequestFacts, timestamp: number): Record<
   return logLineMetrics({ ...facts, latency }, timestamp);
 }
 
-/**
- * A log line's metrics: one for its `counter`, and a latency when it has one, by `Service` (and by
- * `Service` and `AuthFailureReason` when it names one).
- */
 export function logLineMetrics(
   facts: {
     readonly counter: string;
@@ -73,11 +60,8 @@ export function logLineMetrics(
   };
 }
 
-/**
- * What a status tells of a request by itself. It tells no success: the operation's handler names
- * it, and one it left unnamed is `unnamed`, which the operation counts where it is seen, without
- * reading as a 500 (`error`).
- */
+/** A success the handler left unnamed is `unnamed`, so it does not read as a 500. */
+
 export function statusOutcome(status: number | undefined): StatusOutcome {
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';

@@ -4,22 +4,13 @@ import type { HttpMiddleware } from './request-context.ts';
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/**
- * The bodies this API reads are one level deep; 64 leaves room for any unknown fields a client
- * adds, while a body of nothing but brackets, up to the size limit, would exhaust the stack of a
- * parse with a reviver (the body parser's, the exact id's) and read as "not JSON".
- */
+/** Room for unknown fields; a body of brackets would exhaust a reviver parse's stack. */
 export const maxNestingDepth = 64;
 
-/** What `requireJsonBody` hands on: the body text exactly as sent, before it is parsed. */
 export type JsonBodyFields = { rawBody: string };
 
-/**
- * Content type, size and encoding, before the JSON parser sees the body: 415 unless the media type
- * is application/json (any parameters), 413 past the limit, 400 for an empty body, broken base64
- * or invalid UTF-8 or JSON nested past `maxNestingDepth`. Hands the parser plain text and keeps
- * that text for the exact id.
- */
+/** Before the JSON parser: hands it plain text, and keeps that text for the exact id. */
+
 export function requireJsonBody(maxBytes: number): HttpMiddleware<JsonBodyFields> {
   return {
     name: 'requireJsonBody',

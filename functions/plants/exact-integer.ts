@@ -1,7 +1,4 @@
-/**
- * The source text of a number-valued key of the top-level object. Node 24's JSON.parse hands a
- * reviver each primitive's source text; holders are keyed so that a nested `id` is never taken.
- */
+/** Node 24's JSON.parse gives a reviver the source text; a nested `id` is never taken. */
 export function topLevelNumberSource(rawBody: string, key: string): string {
   const sources = new WeakMap<object, string>();
   const root = parseWithSource(rawBody, function (this: object, k, value, context) {
@@ -13,7 +10,7 @@ export function topLevelNumberSource(rawBody: string, key: string): string {
   return (typeof root === 'object' && root !== null && sources.get(root)) || '';
 }
 
-/** JSON.parse as Node 24 runs it (the TC39 source-text-access proposal); TypeScript's lib predates it. */
+/** TypeScript's lib predates the source-text-access reviver. */
 const parseWithSource = JSON.parse as (
   text: string,
   reviver: (this: object, key: string, value: unknown, context?: { source?: string }) => unknown,
@@ -21,11 +18,8 @@ const parseWithSource = JSON.parse as (
 
 const jsonNumber = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/**
- * The exact integer a JSON number literal denotes, or undefined when it has a fractional part.
- * `1.0`, `1e2` and `-0` are integers, as in JSON Schema; exponents past int64's 19 digits are
- * clamped, since anything that large is out of range anyway.
- */
+/** `1.0`, `1e2`, `-0` are integers, as in JSON Schema; exponents past int64's are clamped. */
+
 export function exactInteger(literal: string): bigint | undefined {
   const match = jsonNumber.exec(literal);
   if (!match) return undefined;

@@ -1,9 +1,5 @@
-/**
- * What can go wrong with a plant, named for what happened. None of them knows HTTP: the API's
- * error table (`functions/failures.ts`) says what a client is told for each.
- */
+// None knows HTTP: `functions/failures.ts` says what a client is told for each.
 
-/** The body is not a NewPlant; the message names the field and what to change. */
 export class InvalidPlantError extends Error {
   constructor(message: string) {
     super(message);
@@ -11,7 +7,6 @@ export class InvalidPlantError extends Error {
   }
 }
 
-/** The id is taken by a plant with other data; the stored plant stays as it is. */
 export class PlantConflictError extends Error {
   readonly id: string;
 
@@ -22,7 +17,6 @@ export class PlantConflictError extends Error {
   }
 }
 
-/** The store throttled or could not be reached after bounded retries; the call may be retried. */
 export class StoreUnavailableError extends Error {
   constructor(cause: unknown) {
     super('The plant store is unavailable', { cause });
@@ -30,7 +24,6 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** No plant has the id. */
 export class PlantNotFoundError extends Error {
   readonly id: string;
 
@@ -41,7 +34,6 @@ export class PlantNotFoundError extends Error {
   }
 }
 
-/** The plant is not the revision the caller named: it changed since the caller read it. */
 export class PlantChangedError extends Error {
   readonly id: string;
 
