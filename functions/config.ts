@@ -21,7 +21,7 @@ export type Config = {
   };
 };
 
-/** A cold start with a missing or malformed variable fails here, naming it, not on a request. */
+/** A bad variable fails the cold start, naming it, not a request. */
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -29,24 +29,15 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * The variables that whatever hosts the handler sets for it: the one definition that the CDK stack
- * and the local server write and `loadConfig` reads, so the three cannot drift apart. The AWS_*
- * variables that Lambda itself sets (region, credentials, function name) are read by name below.
- */
+/** The one definition the stack and the local server write and `loadConfig` reads. */
 export const envNames = {
   tableName: 'PLANTS_TABLE_NAME',
   issuer: 'AUTH_ISSUER',
   jwksUrl: 'AUTH_JWKS_URL',
   audiences: 'AUTH_AUDIENCE',
   scope: 'AUTH_SCOPE',
-  /** The AWS SDK's own endpoint override; only the local server and tests set it. */
   dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
-  /**
-   * One DynamoDB attempt's deadline, in ms. Only the local server sets it: dynalite on a busy
-   * laptop answers far slower than DynamoDB, and a deadline sized for DynamoDB would turn that
-   * into 503s that AWS would never give.
-   */
+  /** Only the local server sets it: dynalite is far slower than DynamoDB. */
   dynamodbAttemptTimeoutMs: 'DYNAMODB_ATTEMPT_TIMEOUT_MS',
 } as const;
 
@@ -79,7 +70,6 @@ export function loadConfig(env: Env): Config {
   };
 }
 
-/** Where and as whom a function calls AWS: Lambda's own variables. */
 export function awsAccess(env: Env): {
   readonly region: string;
   readonly credentials: Config['dynamodb']['credentials'];
@@ -97,7 +87,6 @@ export function awsAccess(env: Env): {
   };
 }
 
-/** A service's endpoint: its own override, else the SDK's general one, else the regional one. */
 export function serviceEndpoint(env: Env, override: string, service: string, region: string): URL {
   return url(env, override, env.AWS_ENDPOINT_URL ?? `https://${service}.${region}.amazonaws.com`);
 }
@@ -108,10 +97,7 @@ export function required(env: Env, name: string): string {
   return value;
 }
 
-/**
- * Required, with no value meaning "any": a token for another API must never pass here (RFC 9068
- * 4). The stack always sets it (Cognito's app client id, or the external issuer's audiences).
- */
+/** Required: a token for another API must never pass here (RFC 9068 4). */
 function audiences(env: Env): string[] {
   const names = required(env, envNames.audiences)
     .split(',')
@@ -121,7 +107,6 @@ function audiences(env: Env): string[] {
   return names;
 }
 
-/** A whole number of milliseconds, 1 to 60,000, when the variable is set. */
 function optionalMs(env: Env, name: string): { attemptTimeoutMs?: number } {
   const value = env[name]?.trim();
   if (!value) return {};

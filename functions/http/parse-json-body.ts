@@ -6,11 +6,7 @@ import type { HttpMiddleware } from './request-context.ts';
 /** The package @middy/http-json-body-parser names in the `cause` of each refusal. */
 export const bodyParserPackage = '@middy/http-json-body-parser';
 
-/**
- * The body text -> its JSON value, by Middy's JSON body parser, with its refusals in the
- * contract's words. `requireJsonBody` decides the media type, so the parser's own check is off:
- * two checks could disagree about a type one of them accepts.
- */
+/** The parser's media type check is off: `requireJsonBody`'s alone decides, so none disagree. */
 export function parseJsonBody(): HttpMiddleware {
   const parser = httpJsonBodyParser<APIGatewayProxyEventV2>({ disableContentTypeCheck: true });
   return {
@@ -26,12 +22,10 @@ export function parseJsonBody(): HttpMiddleware {
 }
 
 /**
- * The parser answers 422 both for malformed JSON and for a `__proto__` or `constructor.prototype`
- * key; the contract calls both a bad request (400). The refusal's `cause` names the package and
- * tells the two apart: a forbidden key's carries the key as `data` and no parse `message`. The
- * package does not document that shape, so `parse-json-body.test.ts` pins it against the installed
- * version; anything else the parser throws is not translated.
+ * The parser's 422s (malformed JSON, a `__proto__` key) are the contract's 400s. Its `cause`'s
+ * shape is undocumented, so `parse-json-body.test.ts` pins it against the installed version.
  */
+
 export function bodyParserRefusal(error: unknown): HttpError | undefined {
   const cause = error instanceof Error ? error.cause : undefined;
   if (typeof cause !== 'object' || cause === null) return undefined;

@@ -1,16 +1,9 @@
 import { HttpError } from './http-error.ts';
 import type { HttpMiddleware } from './request-context.ts';
 
-/** The members of a payload 2.0 event that map names to text, and the steps that read them. */
 const textMaps = ['headers', 'queryStringParameters', 'pathParameters'] as const;
 
-/**
- * The event's shape, before any step reads it: the members the steps read have the types API
- * Gateway's payload 2.0 gives them (a map of text or absent, text or absent, a boolean or absent).
- * API Gateway never sends anything else, so what does came from another invoker (a test, a
- * console, a misconfigured integration); it is answered as a bad request, in the contract's shape,
- * instead of failing inside a later step as a 500.
- */
+/** Another invoker's misshapen event is a 400 in the contract's shape, not a 500 in a later step. */
 export function requireHttpEvent(): HttpMiddleware {
   return {
     name: 'requireHttpEvent',
@@ -23,7 +16,6 @@ export function requireHttpEvent(): HttpMiddleware {
   };
 }
 
-/** What is wrong with the event's shape, in a few words, or undefined when nothing is. */
 function misshapenMember(event: unknown): string | undefined {
   if (typeof event !== 'object' || event === null) return 'it is not an object';
   const members = event as Record<string, unknown>;

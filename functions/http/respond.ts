@@ -18,18 +18,13 @@ export function jsonResponse(
   };
 }
 
-/**
- * 204: the base headers and no body. No `Content-Type` either: there is no content for it to
- * describe (RFC 9110 15.3.5), and a client reading one would look for a JSON body that is not there.
- */
+/** No `Content-Type`: there is no content to describe (RFC 9110 15.3.5). */
 export function noContentResponse(): APIGatewayProxyStructuredResultV2 {
   return { statusCode: 204, headers: { ...baseHeaders } };
 }
 
-/**
- * 304: the validator and caching headers a 200 would have carried (RFC 9110 15.4.5), no body and
- * no Content-Type.
- */
+/** The headers a 200 would have carried (RFC 9110 15.4.5). */
+
 export function notModifiedResponse(
   headers: Readonly<Record<string, string>>,
 ): APIGatewayProxyStructuredResultV2 {
