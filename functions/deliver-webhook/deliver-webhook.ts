@@ -6,43 +6,26 @@ import { maxAttempts, retryDelaySeconds } from './delivery-policy.ts';
 import { MalformedRecordError, newPlantEvent } from './new-plant-event.ts';
 import { signatureHeaders } from './signature.ts';
 
-/** One signed POST to the subscriber's URL. */
 export type WebhookRequest = {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
 };
 
 export type DelivererDependencies = {
-  /**
-   * Sends the request to the subscriber and resolves with the status of its answer, whatever the
-   * status (a redirect is not followed) and whatever its body; rejects on a network error or when
-   * no answer comes by the deadline.
-   */
+  /** Resolves with any status (no redirect followed); rejects on no answer by the deadline. */
   readonly send: (request: WebhookRequest) => Promise<number>;
-  /** Keeps the message out of sight for `seconds` (SQS ChangeMessageVisibility). */
+  /** SQS ChangeMessageVisibility. */
   readonly holdBack: (receiptHandle: string, seconds: number) => Promise<void>;
-  /**
-   * The keys every attempt is signed with: the current one, and the previous one during a
-   * rotation's overlap (`signing-keys.ts`); rejects while the secret cannot be read.
-   */
   readonly signingKeys: () => Promise<readonly Buffer[]>;
-  /** The `Service` dimension of the metrics. @default 'plant-store-webhook' */
   readonly service?: string;
-  /** @default jsonLogger */
   readonly log?: Logger;
-  /** @default Date.now */
   readonly now?: () => number;
-  /** Spreads the retries (`retryDelaySeconds`). @default Math.random */
   readonly random?: () => number;
 };
 
 /**
- * The deliverer: each message of an SQS batch is one new plant's event, sent to the subscriber
- * signed, all at once so that a slow receiver holds up no other event. A 2xx acknowledges it,
- * and the event source mapping deletes the message. Anything else fails it: the message is held
- * back for the retry schedule's wait (`delivery-policy.ts`) and listed in `batchItemFailures`, so
- * that it alone comes back, until the queue moves it to its DLQ after the last attempt. One log
- * line per attempt carries its metrics: delivered, retried, dead-lettered, and the latency.
+ * A batch is sent all at once, so a slow receiver holds up no other event. A failed one is held
+ * back for the schedule's wait and listed in `batchItemFailures`, so it alone comes back.
  */
 export function makeHandler(dependencies: DelivererDependencies) {
   const {
@@ -55,7 +38,6 @@ export function makeHandler(dependencies: DelivererDependencies) {
     random = Math.random,
   } = dependencies;
 
-  /** The message's id when it must come back, undefined when it was delivered. */
   const deliver = async (record: SQSRecord): Promise<string | undefined> => {
     const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
     const started = performance.now();

@@ -1,27 +1,13 @@
-/**
- * When a new-plant event counts as delivered, and when it is tried again: the numbers the
- * deliverer acts on, the stack configures the queue with, and `openapi.yaml` and docs/webhooks.md
- * promise subscribers (docs/decisions/0103-retry-schedule.md). Plain data, so the stack loads no
- * function code.
- */
+// What the deliverer acts on, the stack configures and docs/webhooks.md promises
+// (docs/decisions/0103-retry-schedule.md). Plain data, so the stack loads no function code.
 
-/**
- * Events handed to one invocation at most, all sent at once: small, so that an invocation ends
- * soon after its slowest receiver's answer or deadline.
- */
+/** Small, so an invocation ends soon after its slowest receiver. */
 export const batchSize = 10;
 
-/**
- * A 2xx answer whose status line arrives within this acknowledges an event, whatever its body;
- * anything later fails it. The body is read, and dropped, within the same deadline.
- */
+/** For the status line of a 2xx; the body is read, and dropped, within it too. */
 export const deliveryDeadlineMs = 15_000;
 
-/**
- * How long a failed event waits before its next attempt, by the attempt that failed: the first
- * retry within 5 s, so a blip costs little; then longer and longer, so a receiver that is down is
- * retried for more than a day in all without being flooded.
- */
+/** By the attempt that failed: a blip costs little, a receiver down is retried over a day. */
 export const retryDelaysSeconds = [
   2,
   30,
@@ -33,30 +19,20 @@ export const retryDelaysSeconds = [
   10 * 60 * 60,
 ] as const;
 
-/** The first attempt and one per delay; the queue's `maxReceiveCount`, after which the DLQ. */
+/** The queue's `maxReceiveCount`. */
 export const maxAttempts = retryDelaysSeconds.length + 1;
 
-/**
- * Each wait is stretched by up to this share, at random, so that the events a receiver's outage
- * held back come back spread out rather than all at once. Only ever longer: the schedule above is
- * the least a subscriber gets.
- */
+/** Spreads the events an outage held back; only ever longer, so the schedule is the least. */
 export const retryJitter = 0.2;
 
-/** SQS's ceiling for a message's visibility timeout: 12 hours, counted from the receive. */
+/** SQS's ceiling, counted from the receive. */
 const maxVisibilityTimeoutSeconds = 12 * 60 * 60;
 
-/**
- * A hold is set while the batch runs, up to the deliverer's deadline and the rest of its batch
- * after the receive, so it asks for that much less than SQS's ceiling, which SQS would refuse.
- */
+/** A hold is set up to a batch's run after the receive; SQS would refuse past its ceiling. */
 const holdHeadroomSeconds = 2 * Math.ceil(deliveryDeadlineMs / 1000);
 
-/**
- * The visibility timeout that holds an event back until its next attempt, after attempt
- * `attempt` (1 for the first) failed; `random` is in [0, 1). After the last attempt it is 0: the
- * message goes back at once, and SQS moves it to the DLQ on its next receive.
- */
+/** After the last attempt 0: SQS moves the message to the DLQ on its next receive. */
+
 export function retryDelaySeconds(attempt: number, random: number): number {
   if (attempt >= maxAttempts) return 0;
   const base = retryDelaysSeconds[Math.max(attempt, 1) - 1] ?? 0;
