@@ -8,10 +8,7 @@ export const serverFailureCounters: readonly string[] = unique([
   failureCounters.issuer_unavailable,
 ]);
 
-/**
- * The counters only this operation adds to, as it declares them: its successes and its own
- * refusals, which the dashboard graphs and the alarms read beside the shared failures.
- */
+/** The counters only this operation adds to: its successes and its own refusals. */
 export function ownCounters(operation: Pick<Operation, 'outcomes'>): string[] {
   const shared = new Set<string>(Object.values(failureCounters));
   return unique(Object.values(operation.outcomes)).filter((counter) => !shared.has(counter));

@@ -7,20 +7,14 @@ import { Construct } from 'constructs';
 export interface ApiCustomDomainProps {
   readonly api: IHttpApi;
   readonly stage: IHttpStage;
-  /** The name callers use, e.g. `plants.example.com`. */
   readonly domainName: string;
-  /**
-   * An ACM certificate for that name, in the stack's region: a regional endpoint takes its
-   * certificate from its own region, not from us-east-1 as CloudFront does.
-   */
+  /** In the stack's region: a regional endpoint does not take us-east-1's, as CloudFront does. */
   readonly certificateArn: string;
 }
 
 /**
- * The API on a name of the team's own: a regional API Gateway domain name with TLS 1.2 at least,
- * mapped at its root to the stage. DNS stays outside the stack: the team points its name at
- * the output `CustomDomainTarget` (a CNAME, or a Route 53 alias record in `CustomDomainHostedZoneId`)
- * wherever its zone is hosted.
+ * The API on a name of the team's own: a regional domain name with TLS 1.2 at least, mapped at its
+ * root to the stage. DNS stays outside the stack, wherever the team's zone is hosted.
  */
 export class ApiCustomDomain extends Construct {
   constructor(scope: Construct, id: string, props: ApiCustomDomainProps) {
@@ -34,7 +28,7 @@ export class ApiCustomDomain extends Construct {
     });
     new ApiMapping(this, 'Mapping', { api: props.api, domainName: domain, stage: props.stage });
 
-    // The stack's outputs, by the keys docs/deploy.md names.
+    // By the output keys docs/deploy.md names.
     new CfnOutput(this, 'Url', {
       description: 'The API on its own name, once DNS points there; the plants are at <url>plants',
       value: `https://${props.domainName}/`,

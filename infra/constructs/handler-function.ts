@@ -15,15 +15,10 @@ export interface HandlerFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'handler' | 'environment'> {
   /** The folder under `functions/` whose `handler.ts` exports `handler`. */
   readonly folder: string;
-  /** The function's own variables. */
   readonly environment: Readonly<Record<string, string>>;
 }
 
-/**
- * A function of ours (`functions/<folder>/handler.ts`) with the settings every one shares: Node 24
- * on arm64, bundled locally by esbuild with the shared options, `functionSettings`' memory unless
- * `memorySize` says otherwise, and JSON logs.
- */
+/** A function of ours, `functions/<folder>/handler.ts`, with the settings every one shares. */
 export class HandlerFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     const { folder, environment, ...rest } = props;
@@ -39,8 +34,8 @@ export class HandlerFunction extends NodejsFunction {
       applicationLogLevelV2: ApplicationLogLevel.INFO,
       // INFO keeps the platform REPORT line, whose init duration the dashboard's cold-start widget reads.
       systemLogLevelV2: SystemLogLevel.INFO,
+      memorySize: functionSettings.memoryMb,
       ...rest,
-      memorySize: rest.memorySize ?? functionSettings.memoryMb,
       environment,
     });
   }

@@ -18,35 +18,24 @@ import type { ApiScope, TokenIssuerConfig } from './operation-function.ts';
 const resourceServerIdentifier = 'plants';
 
 export interface MachineAuthProps {
-  /**
-   * The Cognito domain prefix: `https://<prefix>.auth.<region>.amazoncognito.com`. It must be unique
-   * in the region across all AWS accounts, lowercase letters, digits and hyphens, and may not
-   * contain `aws`, `amazon` or `cognito`.
-   */
+  /** `https://<prefix>.auth.<region>.amazoncognito.com`: unique in the region across all accounts. */
   readonly domainPrefix: string;
-  /**
-   * Lifetime of the access tokens the client gets; a client asks for a new one when it expires.
-   * @default Duration.hours(1)
-   */
-  readonly accessTokenValidity?: Duration;
   /** The operations whose scopes the resource server defines and the client may request. */
   readonly operations: readonly Operation[];
 }
 
 /**
- * A Cognito user pool used only as an OAuth 2.0 authorization server for machine clients:
- * a resource server `plants` with the scopes the operations require (`read` and `write`,
- * `plants/read` and `plants/write` in the token), one app client with a secret, the
- * client-credentials grant and every one of those scopes, and a domain for the token endpoint.
+ * A Cognito user pool used only as an OAuth 2.0 authorization server for machine clients: a
+ * resource server `plants` with the scopes the operations require, one app client with a secret,
+ * the client-credentials grant and every one of those scopes, and a domain for the token endpoint.
  */
 export class MachineAuth extends Construct {
   readonly userPool: IUserPool;
   readonly client: IUserPoolClient;
-  /** Each scope the operations require, as tokens carry it (`plants/write`). */
+  /** Each scope the operations require, as tokens carry it. */
   readonly scopes: Readonly<Partial<Record<ApiScope, string>>>;
   /** `POST` here with the client id and secret (HTTP Basic) and `grant_type=client_credentials`. */
   readonly tokenUrl: string;
-  /** What the function trusts: the pool as issuer, its JWKS, and the client id as audience. */
   readonly tokenIssuer: TokenIssuerConfig;
 
   constructor(scope: Construct, id: string, props: MachineAuthProps) {
@@ -71,16 +60,12 @@ export class MachineAuth extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.userPool = userPool;
-    // The function trusts `iss` = the pool's ProviderURL, `https://cognito-idp.<region>.amazonaws.com/
-    // <pool id>`: the ORIGINAL issuer format. Under the UPDATED format (`https://issuer-cognito-idp…`)
-    // tokens carry another `iss` and every one would be a 401. Pinned in the template, a new pool
-    // gets this format whatever Cognito's default becomes, and a switch in the console is stack
-    // drift rather than an unrecorded change. Moving to UPDATED means changing AUTH_ISSUER with it.
-    const issuerConfiguration: CfnUserPool.IssuerConfigurationProperty = { type: 'ORIGINAL' };
-    (userPool.node.defaultChild as CfnUserPool).issuerConfiguration = issuerConfiguration;
+    // The function trusts `iss` = the pool's ProviderURL: the ORIGINAL issuer format. Under the
+    // UPDATED one (`https://issuer-cognito-idp…`) every token would be a 401. Pinned, a new pool
+    // gets it whatever Cognito's default becomes, and a switch in the console is stack drift.
+    (userPool.node.defaultChild as CfnUserPool).issuerConfiguration = { type: 'ORIGINAL' };
 
-    // One resource-server scope per scope an operation requires, described by the routes that
-    // require it: a new operation with a new scope gets it here, and the client may request it.
+    // One resource-server scope per scope an operation requires, described by its routes.
     const { operations } = props;
     const required = [...new Set(operations.map((operation) => operation.scope))];
     const scopes = required.map((scope) => {
@@ -110,8 +95,7 @@ export class MachineAuth extends Construct {
     const client = userPool.addClient('MachineClient', {
       generateSecret: true,
       // Every sign-in flow off: CDK then lists only ALLOW_REFRESH_TOKEN_AUTH. Left unset, Cognito
-      // would enable SRP, custom and refresh sign-ins on a client that only ever needs
-      // client credentials (which issue no refresh token, so nothing is refreshable either).
+      // would enable SRP, custom and refresh sign-ins on a client that needs client credentials only.
       authFlows: {
         user: false,
         userPassword: false,
@@ -124,7 +108,7 @@ export class MachineAuth extends Construct {
         scopes: oauthScopes.map(({ oauthScope }) => oauthScope),
       },
       supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
-      accessTokenValidity: props.accessTokenValidity ?? Duration.hours(1),
+      accessTokenValidity: Duration.hours(1),
       enableTokenRevocation: true,
       preventUserExistenceErrors: true,
     });
@@ -143,11 +127,10 @@ export class MachineAuth extends Construct {
       jwksUrl: `${issuer}/.well-known/jwks.json`,
       // Cognito access tokens carry no `aud`; the handler matches `client_id` instead.
       audiences: [client.userPoolClientId],
-      // As the resource server names them, so that each function's scope refers to it.
       scopes: this.scopes,
     };
 
-    // The stack's outputs, by the keys the deploy workflow and docs/deploy.md read.
+    // By the output keys the deploy workflow and docs/deploy.md read.
     new CfnOutput(this, 'TokenUrl', {
       description: `OAuth 2.0 token endpoint (client_credentials grant, scopes ${Object.keys(this.scopes).join(' ')})`,
       value: this.tokenUrl,

@@ -1,6 +1,5 @@
 import { Duration, Fn, Intrinsic, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Alias, type CfnFunction, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -15,43 +14,24 @@ import { HandlerFunction } from './handler-function.ts';
 /** The scopes the API's operations require, as `functions/operations.ts` names them. */
 export type ApiScope = Operation['scope'];
 
-/**
- * Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. Defined
- * here, by the construct that reads it: `MachineAuth` produces one, the stage config reads one.
- */
+/** Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. */
 export interface TokenIssuerConfig {
   /** Must equal the tokens' `iss` claim exactly. */
   readonly issuer: string;
-  /**
-   * The issuer's signing keys.
-   * @default `${issuer}/.well-known/jwks.json`
-   */
+  /** @default `${issuer}/.well-known/jwks.json` */
   readonly jwksUrl?: string;
   /** Accepted `aud` (or Cognito `client_id`) values; at least one. */
   readonly audiences: readonly string[];
-  /**
-   * What this issuer calls each of the API's scopes, where it names one otherwise.
-   * @default - each scope as the API names it (`plants/read`, `plants/write`)
-   */
+  /** What this issuer calls each of the API's scopes, where it names one otherwise. */
   readonly scopes?: Readonly<Partial<Record<ApiScope, string>>>;
 }
 
 export interface OperationFunctionProps {
-  /** The entry of `functions/operations.ts` this function serves. */
   readonly operation: Operation;
   /** The function may make the operation's DynamoDB calls on this table, and nothing else. */
   readonly table: ITable;
   readonly tokenIssuer: TokenIssuerConfig;
-  /** @default functionSettings.memoryMb (1024; the reason is beside it) */
-  readonly memorySize?: number;
-  /** @default functionSettings.timeoutSeconds (10; the reason is beside it) */
-  readonly timeout?: Duration;
-  /** @default RetentionDays.ONE_MONTH */
-  readonly logRetention?: RetentionDays;
 }
-
-/** The alias callers invoke; CodeDeploy moves it from one published version to the next. */
-export const liveAliasName = 'live';
 
 /**
  * The construct id of an operation's function, `CreatePlant` for `create-plant`; the stack's other
@@ -66,18 +46,15 @@ export function operationConstructId(operation: Pick<Operation, 'name'>): string
 }
 
 /**
- * One operation's Lambda function (`functions/<name>/handler.ts`): Node 24 on arm64, bundled
- * locally by esbuild with the shared options, JSON logs, active tracing, and a role that can only
- * write its log group, send traces, and make the operation's own DynamoDB calls on the plants
- * table. Every deploy that changes it publishes a version, and callers reach it through the alias
- * `live`, never through `$LATEST`.
+ * One operation's function (`functions/<name>/handler.ts`) with active tracing and a role that can
+ * only write its log group, send traces, and make the operation's own DynamoDB calls on the table.
+ * Callers reach it through the alias `live`, which CodeDeploy moves to each published version.
  */
 export class OperationFunction extends Construct {
   readonly operation: Operation;
   readonly function: IFunction;
-  /** `live`: what the HTTP API invokes; its `version` is the one this deploy published. */
+  /** What the HTTP API invokes; its `version` is the one this deploy published. */
   readonly alias: Alias;
-  readonly role: IRole;
   readonly logGroup: ILogGroup;
 
   constructor(scope: Construct, id: string, props: OperationFunctionProps) {
@@ -86,7 +63,7 @@ export class OperationFunction extends Construct {
     this.operation = operation;
 
     this.logGroup = new LogGroup(this, 'LogGroup', {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      retention: RetentionDays.ONE_MONTH,
       // Kept after the stack is deleted, for the investigation; gone with a failed first deploy.
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
@@ -97,12 +74,10 @@ export class OperationFunction extends Construct {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `${operation.name}: write its own logs and traces; ${operation.dynamodbActions.join(', ')} on the plants table`,
     });
-    this.role = role;
 
     const fn: HandlerFunction = new HandlerFunction(this, 'Function', {
       folder: operation.name,
-      memorySize: props.memorySize,
-      timeout: props.timeout ?? Duration.seconds(functionSettings.timeoutSeconds),
+      timeout: Duration.seconds(functionSettings.timeoutSeconds),
       role,
       logGroup: this.logGroup,
       tracing: Tracing.ACTIVE,
@@ -110,13 +85,14 @@ export class OperationFunction extends Construct {
       environment: {
         [envNames.tableName]: table.tableName,
         [envNames.issuer]: tokenIssuer.issuer,
-        [envNames.jwksUrl]: tokenIssuer.jwksUrl ?? defaultJwksUrl(tokenIssuer.issuer),
+        // Auth0's issuer ends in `/`: the well-known path must not follow a second one.
+        [envNames.jwksUrl]:
+          tokenIssuer.jwksUrl ?? `${tokenIssuer.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`,
         [envNames.audiences]: tokenIssuer.audiences.join(','),
         [envNames.scope]: tokenIssuer.scopes?.[operation.scope] ?? operation.scope,
       },
       currentVersionOptions: {
-        // Old versions are kept, when a new one replaces them and when the template drops them:
-        // rolling back by hand moves the alias to one of them.
+        // Rolling back by hand moves the alias to an old version, so none is ever deleted.
         removalPolicy: RemovalPolicy.RETAIN,
         // currentVersion hashes the function's template, where a table or pool appears as a
         // {Ref}, not as its name: replaced, it would publish no version, and `live` would keep
@@ -128,12 +104,7 @@ export class OperationFunction extends Construct {
       },
     });
     this.function = fn;
-    // currentVersion publishes a version with each deploy that changes the function's code or
-    // configuration, and none with a deploy that changes neither.
-    this.alias = new Alias(this, 'LiveAlias', {
-      aliasName: liveAliasName,
-      version: fn.currentVersion,
-    });
+    this.alias = new Alias(this, 'LiveAlias', { aliasName: 'live', version: fn.currentVersion });
 
     this.logGroup.grantWrite(role);
     // Exactly the calls the operation's store makes, on this one table (it has no indexes, so the
@@ -150,13 +121,11 @@ export class OperationFunction extends Construct {
 }
 
 /**
- * The references in the function's environment that CloudFormation resolves at deploy time
- * (`Ref`, `Fn::GetAtt`), each once, joined by spaces: the table's name, the pool's issuer URL, the
- * client id, the resource server. Each reference once, not each variable, because a version
- * description holds at most 256 characters (docs/decisions/0031-deploy-time-config-in-the-version.md).
+ * The deploy-time references (`Ref`, `Fn::GetAtt`) in the function's environment, each once (a
+ * version description holds at most 256 characters), joined by spaces
+ * (docs/decisions/0031-deploy-time-config-in-the-version.md).
  */
 function deployTimeValues(cfnFunction: CfnFunction): string {
-  const environment: unknown = Stack.of(cfnFunction).resolve(cfnFunction.environment);
   const found = new Map<string, unknown>();
   const collect = (value: unknown): void => {
     if (typeof value !== 'object' || value === null) return;
@@ -166,14 +135,9 @@ function deployTimeValues(cfnFunction: CfnFunction): string {
     }
     for (const each of Object.values(value)) collect(each);
   };
-  collect(environment);
+  collect(Stack.of(cfnFunction).resolve(cfnFunction.environment));
   return Fn.join(
     ' ',
     [...found.values()].map((value) => new Intrinsic(value).toString()),
   );
-}
-
-/** Auth0's issuer ends in `/`; the well-known path must not be appended after a second one. */
-function defaultJwksUrl(issuer: string): string {
-  return `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`;
 }

@@ -13,8 +13,6 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   deliveryCounters,
@@ -22,25 +20,15 @@ import {
 } from '../../functions/deliver-webhook/delivery-metrics.ts';
 import { failureCounters } from '../../functions/failures.ts';
 import { metricsNamespace } from '../../functions/http/request-metrics.ts';
-import { type Operation, routeKey } from '../../functions/operations.ts';
+import { routeKey } from '../../functions/operations.ts';
 import { ownCounters } from '../operation-outcomes.ts';
+import type { NewPlantWebhook } from './new-plant-webhook.ts';
+import type { OperationFunction } from './operation-function.ts';
 import { tableThrottledRequests } from './table-metrics.ts';
 
-/** An operation's function as the dashboard shows it (an `OperationFunction`). */
-export interface DashboardOperation {
-  readonly operation: Operation;
-  readonly function: IFunction;
-  /** Its platform REPORT lines carry the cold starts' init duration. */
-  readonly logGroup: ILogGroup;
-}
-
-/** The new-plant webhook as the dashboard shows it (a `NewPlantWebhook`). */
-export interface DashboardWebhook {
-  /** The deliverer, whose log lines count the deliveries. */
-  readonly function: IFunction;
-  readonly queue: IQueue;
-  readonly deadLetterQueue: IQueue;
-}
+/** Its log group's platform REPORT lines carry the cold starts' init duration. */
+export type DashboardOperation = Pick<OperationFunction, 'operation' | 'function' | 'logGroup'>;
+export type DashboardWebhook = Pick<NewPlantWebhook, 'function' | 'queue' | 'deadLetterQueue'>;
 
 export interface OperationsDashboardProps {
   /** A row of widgets each, in this order. */
@@ -52,6 +40,8 @@ export interface OperationsDashboardProps {
 }
 
 const period = Duration.minutes(5);
+const graph = (title: string, width: number, left: IMetric[], right: IMetric[] = []) =>
+  new GraphWidget({ title, left, right, width, height: 6 });
 
 /**
  * One CloudWatch dashboard that answers "is it healthy, and if not, where": the API as clients
@@ -65,8 +55,6 @@ export class OperationsDashboard extends Construct {
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
     super(scope, id);
     const { api, table } = props;
-    const graph = (title: string, width: number, left: IMetric[], right: IMetric[] = []) =>
-      new GraphWidget({ title, left, right, width, height: 6 });
     const calls = [
       ...new Set(props.operations.flatMap(({ operation }) => operation.dynamodbActions)),
     ];
@@ -122,31 +110,26 @@ export class OperationsDashboard extends Construct {
             height: 6,
           }),
         ],
-        ...props.operations.map((each) => operationRow(each, graph)),
-        ...(props.webhook === undefined ? [] : [webhookRow(props.webhook, graph)]),
+        ...props.operations.map(operationRow),
+        ...(props.webhook === undefined ? [] : [webhookRow(props.webhook)]),
       ],
     });
   }
 }
 
 /** The webhook's row: what came of the deliveries, how long they took, and what waits. */
-function webhookRow(
-  { function: fn, queue, deadLetterQueue }: DashboardWebhook,
-  graph: (title: string, width: number, left: IMetric[], right?: IMetric[]) => GraphWidget,
-): IWidget[] {
-  const app = (metricName: string, statistic?: string, label?: string) =>
-    handlerMetric(fn, metricName, statistic, label);
+function webhookRow({ function: fn, queue, deadLetterQueue }: DashboardWebhook): IWidget[] {
   return [
     graph(
       'New-plant webhook: delivered, retried, dead-lettered',
       6,
       Object.entries(deliveryCounters).map(([outcome, counter]) =>
-        app(counter, Stats.SUM, outcome),
+        handlerMetric(fn, counter, Stats.SUM, outcome),
       ),
     ),
     graph('New-plant webhook: latency from the write to the 2xx', 6, [
-      app(deliveryLatencyMetric, Stats.p(50), 'p50'),
-      app(deliveryLatencyMetric, Stats.p(99), 'p99'),
+      handlerMetric(fn, deliveryLatencyMetric, Stats.p(50), 'p50'),
+      handlerMetric(fn, deliveryLatencyMetric, Stats.p(99), 'p99'),
     ]),
     graph(
       'New-plant webhook: waiting, and dead-lettered',
@@ -168,10 +151,7 @@ function webhookRow(
 }
 
 /** One operation's row: its function, then what its handler counted. */
-function operationRow(
-  { operation, function: fn }: DashboardOperation,
-  graph: (title: string, width: number, left: IMetric[], right?: IMetric[]) => GraphWidget,
-): IWidget[] {
+function operationRow({ operation, function: fn }: DashboardOperation): IWidget[] {
   const route = routeKey(operation);
   const app = (metricName: string, statistic?: string) => handlerMetric(fn, metricName, statistic);
   return [
@@ -216,10 +196,7 @@ function operationRow(
   ];
 }
 
-/**
- * A metric the function's handler wrote. The handler names its `Service` dimension after the
- * function, so stages never mix.
- */
+/** A metric the function's handler wrote, its `Service` dimension named after the function. */
 function handlerMetric(
   fn: IFunction,
   metricName: string,

@@ -10,44 +10,28 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/operations.ts';
 import { operationConstructId } from './operation-function.ts';
 import { stackInstanceId } from './stack-instance-id.ts';
 
-/** One route: the operation's method and path, answered by its function. */
 export interface PlantsRoute {
   readonly operation: Operation;
-  /**
-   * Answers the route with a payload 2.0 proxy integration: the function's `live` alias, so that
-   * CodeDeploy decides which version serves each request.
-   */
+  /** The function's `live` alias, so that CodeDeploy decides which version serves each request. */
   readonly handler: IFunction;
 }
 
 export interface PlantsHttpApiProps {
-  /** A route per operation; any other method and path gets API Gateway's own 404. */
+  /** Any other method and path gets API Gateway's own 404. */
   readonly routes: readonly PlantsRoute[];
-  /**
-   * Steady-state requests per second the stage admits before answering 429.
-   * @default 100
-   */
+  /** Steady-state requests per second before a 429. @default 100 */
   readonly throttlingRateLimit?: number;
-  /**
-   * Requests the stage admits in a burst above the steady rate.
-   * @default 200
-   */
+  /** @default 200 */
   readonly throttlingBurstLimit?: number;
-  /** @default RetentionDays.ONE_MONTH */
-  readonly accessLogRetention?: RetentionDays;
 }
 
-/**
- * One JSON object per request, with the fields an operator greps for: the request id ties the line
- * to the function's logs, `integrationError` explains a 5xx the function never saw.
- */
+/** The request id ties a line to the function's logs; `integrationError` explains a 5xx it never saw. */
 export const accessLogFields = {
   requestId: '$context.requestId',
   ip: '$context.identity.sourceIp',
@@ -66,17 +50,13 @@ export const accessLogFields = {
 export class PlantsHttpApi extends Construct {
   readonly api: IHttpApi;
   readonly stage: IHttpStage;
-  readonly accessLogGroup: ILogGroup;
-  /** The stage's base URL, ending in `/`; the routes are at `${url}plants`. */
-  readonly url: string;
 
   constructor(scope: Construct, id: string, props: PlantsHttpApiProps) {
     super(scope, id);
 
     // The implicit default stage cannot take throttling or access logs, so the stage is explicit.
     const api = new HttpApi(this, 'Api', {
-      // Without a name every stage's API is called "Api" in the console and the CLI's list. API
-      // names need not be unique, so the stack's name (`PlantStore-<stage>`) is safe to use.
+      // Else every stage's API is called "Api" in the console; API names need not be unique.
       apiName: Stack.of(this).stackName,
       description: 'Plant Store API',
       createDefaultStage: false,
@@ -95,16 +75,13 @@ export class PlantsHttpApi extends Construct {
       }),
     );
 
-    this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
-      // A physical name on purpose. API Gateway delivers access logs through CloudWatch Logs' log
-      // delivery, which adds every group outside `/aws/vendedlogs/` to one account-wide resource
-      // policy of at most 5,120 characters; on a busy account that fails the deploy with
-      // "Insufficient permissions to enable logging". The group outlives the stack (retained,
-      // except after a failed first deploy, which leaves nothing to read), so the name carries
-      // the stack instance id: a redeploy after `cdk destroy` gets a new group instead of
-      // colliding with the old one.
+    const accessLogGroup = new LogGroup(this, 'AccessLogs', {
+      // Under `/aws/vendedlogs/` on purpose: log delivery adds every other group to one
+      // account-wide resource policy of limited size, which on a busy account fails the deploy
+      // ("Insufficient permissions to enable logging"). The group outlives the stack, so the name
+      // carries the stack instance id: a redeploy after `cdk destroy` does not collide with it.
       logGroupName: `/aws/vendedlogs/${Stack.of(this).stackName}/http-api-access-logs/${stackInstanceId(this)}`,
-      retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
+      retention: RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
@@ -117,16 +94,15 @@ export class PlantsHttpApi extends Construct {
         burstLimit: props.throttlingBurstLimit ?? 200,
       },
       accessLogSettings: {
-        destination: new LogGroupLogDestination(this.accessLogGroup),
+        destination: new LogGroupLogDestination(accessLogGroup),
         format: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
       },
     });
     this.stage = stage;
-    this.url = stage.url;
-    // The stack's output, by the key the deploy workflow and docs/deploy.md read.
+    // By the output key the deploy workflow and docs/deploy.md read.
     new CfnOutput(this, 'ApiUrl', {
       description: 'Base URL of the API; the plants are at <ApiUrl>plants',
-      value: this.url,
+      value: stage.url,
     }).overrideLogicalId('ApiUrl');
 
     for (const route of routes) {

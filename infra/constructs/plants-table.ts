@@ -10,24 +10,7 @@ import {
 import { Construct } from 'constructs';
 
 export interface PlantsTableProps {
-  /**
-   * Keep the table, and its data, when the stack is deleted or the resource replaced. Not
-   * RETAIN_ON_UPDATE_OR_DELETE: the rollback of a failed first deploy would then delete the
-   * table, which deletion protection refuses, and the rollback would fail; the empty table it
-   * leaves instead costs nothing (docs/deploy.md says how to remove it).
-   * @default RemovalPolicy.RETAIN
-   */
-  readonly removalPolicy?: RemovalPolicy;
-  /**
-   * Refuse DeleteTable calls, from the console or a script, until this is turned off.
-   * @default true
-   */
-  readonly deletionProtection?: boolean;
-  /**
-   * Keep a stream of the table's changes, as this view of each item, for 24 hours: what the
-   * new-plant webhook reads its events from. Turning it on or off updates the table in place.
-   * @default - no stream
-   */
+  /** The new-plant webhook reads its events from this stream; toggling it updates in place. */
   readonly stream?: StreamViewType;
 }
 
@@ -45,12 +28,15 @@ export class PlantsTable extends Construct {
       partitionKey: { name: 'id', type: AttributeType.NUMBER },
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: props.deletionProtection ?? true,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      deletionProtection: true,
+      // Not RETAIN_ON_UPDATE_OR_DELETE: the rollback of a failed first deploy would then delete
+      // the table, which deletion protection refuses, and the rollback would fail; the empty table
+      // RETAIN leaves instead costs nothing (docs/deploy.md says how to remove it).
+      removalPolicy: RemovalPolicy.RETAIN,
       encryption: TableEncryption.AWS_MANAGED,
       stream: props.stream,
     });
-    // The stack's output, by the key docs/deploy.md names.
+    // By the output key docs/deploy.md names.
     new CfnOutput(this, 'TableName', {
       description: 'The DynamoDB table (retained when the stack is deleted)',
       value: this.table.tableName,

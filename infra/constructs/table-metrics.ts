@@ -3,14 +3,10 @@ import { MathExpression, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 
 /**
- * Throttled requests on the table, summed over the DynamoDB calls the functions make (their
- * IAM actions, `dynamodb:PutItem`; DynamoDB's `Operation` dimension is the action's name).
- *
- * Each call's series is FILLed with 0 before the sum. DynamoDB publishes a datapoint only for an
- * operation that ran, and some run rarely (on real DynamoDB the create function seldom calls
- * GetItem: a failed condition returns the stored item with the PutItem answer). A plain
- * `putitem + getitem` has no value in any period without a GetItem, so an alarm on it could
- * never fire.
+ * Throttled requests on the table, summed over the calls the functions make (`dynamodb:PutItem`;
+ * the `Operation` dimension is the action's name). Each series is FILLed with 0 before the sum:
+ * DynamoDB publishes a datapoint only for an operation that ran, and a plain `putitem + getitem`
+ * has no value in any period without a GetItem, so an alarm on it could never fire.
  */
 export function tableThrottledRequests(
   table: ITable,
