@@ -1,21 +1,11 @@
+import type { GithubDeployRoleProps } from './constructs/github-deploy-role.ts';
 import { type ContextReader, contextText, StageConfigError } from './stage-config.ts';
 
 /**
- * The CI stack's settings, read from CDK context; without `githubRepo` there is no CI stack.
- *
- * | key | meaning | default |
- * |---|---|---|
- * | `githubRepo` | `owner/name` of the repository whose workflows may deploy | no CI stack |
- * | `githubEnvironments` | comma list of its GitHub environments that may deploy | `prod` |
- * | `githubOidcProviderArn` | an existing GitHub OIDC provider in the account, instead of a new one | a new one |
- * | `githubSubjectPrefix` | the repository's OIDC subject prefix with immutable ids, `repo:<owner>@<owner id>/<name>@<repo id>` | the name-only `repo:<owner>/<name>` |
+ * The CI stack's settings, read from CDK context (docs/deploy.md#context-keys); without
+ * `githubRepo` there is no CI stack.
  */
-export interface CiConfig {
-  readonly repository: string;
-  readonly environments: readonly string[];
-  readonly existingOidcProviderArn?: string;
-  readonly subjectPrefix?: string;
-}
+export type CiConfig = GithubDeployRoleProps;
 
 /** GitHub's own rules for owner and repository names. */
 const repositoryPattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;

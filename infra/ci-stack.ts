@@ -14,13 +14,7 @@ export class PlantStoreCiStack extends Stack {
   constructor(scope: Construct, id: string, props: PlantStoreCiStackProps) {
     super(scope, id, props);
 
-    const { role } = new GithubDeployRole(this, 'GithubDeploy', {
-      repository: props.repository,
-      environments: props.environments,
-      existingOidcProviderArn: props.existingOidcProviderArn,
-      subjectPrefix: props.subjectPrefix,
-    });
-
+    const { role } = new GithubDeployRole(this, 'GithubDeploy', props);
     new CfnOutput(this, 'DeployRoleArn', {
       description:
         'Set as the repository variable AWS_DEPLOY_ROLE_ARN (each stage gets it as ciRoleArn)',

@@ -1,5 +1,4 @@
 import { Annotations, Aws, DefaultStackSynthesizer, Duration } from 'aws-cdk-lib';
-import type { IOidcProvider } from 'aws-cdk-lib/aws-iam';
 import {
   Effect,
   OidcProviderNative,
@@ -10,8 +9,8 @@ import {
 import { Construct } from 'constructs';
 
 /** The issuer of GitHub Actions' OIDC tokens, and the audience configure-aws-credentials asks for. */
-export const githubOidcIssuerHost = 'token.actions.githubusercontent.com';
-export const githubOidcAudience = 'sts.amazonaws.com';
+const githubOidcIssuerHost = 'token.actions.githubusercontent.com';
+const githubOidcAudience = 'sts.amazonaws.com';
 
 export interface GithubDeployRoleProps {
   /** `owner/name`: only this repository's workflows may assume the role. */
@@ -24,47 +23,32 @@ export interface GithubDeployRoleProps {
    */
   readonly existingOidcProviderArn?: string;
   /**
-   * The repository's subject prefix with immutable ids, `repo:<owner>@<owner id>/<name>@<repo id>`,
-   * which GitHub uses for repositories created or renamed since 15 July 2026 and for those that opt
-   * in (`gh api repos/<owner>/<name>/actions/oidc/customization/sub`, field `sub_claim_prefix`).
+   * The repository's subject prefix with immutable ids, `repo:<owner>@<owner id>/<name>@<repo id>`.
    * @default - the name-only prefix `repo:<owner>/<name>`, which older repositories still use
    */
   readonly subjectPrefix?: string;
-  /**
-   * The qualifier `cdk bootstrap` was run with.
-   * @default - context `@aws-cdk/core:bootstrapQualifier`, else CDK's default `hnb659fds`
-   */
-  readonly bootstrapQualifier?: string;
 }
 
 /**
- * How long one role session lasts: the whole deploy job runs on it, and `cdk deploy` waits inside
- * it while CodeDeploy shifts traffic, for up to the longest deployment config offered plus the
- * pre-traffic hook; the CLI renews its hour-long bootstrap role sessions from it meanwhile
- * (docs/decisions/0033-deploy-time-budget.md). test/infra/workflows.test.ts holds the jobs'
- * timeouts and the session the workflow asks for to this, and this to the longest shift.
+ * The whole deploy job runs on one role session, `cdk deploy` waiting inside it for the longest
+ * traffic shift plus the pre-traffic hook (docs/decisions/0033-deploy-time-budget.md).
  */
 export const deploySessionDuration = Duration.minutes(150);
 
 /**
  * The role GitHub Actions assumes with its OIDC token (no stored keys). It trusts the `main`
  * branch and the named environments of one repository, for the STS audience only, and may do
- * nothing but assume the CDK bootstrap roles of this account and region (which deploy through
- * CloudFormation). Each stage stack that is told this role's ARN lets it read that stage's machine
- * client secret, for the checks after the deploy (`PlantStoreStackProps.ciRoleArn`).
+ * nothing but assume the CDK bootstrap roles of this account and region.
  */
 export class GithubDeployRole extends Construct {
   readonly role: Role;
-  readonly oidcProvider: IOidcProvider;
-  /** The `sub` claims the role trusts, exactly. */
-  readonly trustedSubjects: readonly string[];
 
   constructor(scope: Construct, id: string, props: GithubDeployRoleProps) {
     super(scope, id);
 
     // The native AWS::IAM::OIDCProvider rather than the custom-resource provider: no Lambda
     // function to deploy. No thumbprints: IAM trusts GitHub's issuer through its own CA store.
-    this.oidcProvider =
+    const oidcProvider =
       props.existingOidcProviderArn === undefined
         ? new OidcProviderNative(this, 'GithubOidcProvider', {
             url: `https://${githubOidcIssuerHost}`,
@@ -81,7 +65,7 @@ export class GithubDeployRole extends Construct {
     // StringEquals, no wildcard: a new environment or branch gets no access until listed here.
     // One prefix only: GitHub sends a repository either the immutable form or the name-only one.
     const prefix = props.subjectPrefix ?? `repo:${props.repository}`;
-    this.trustedSubjects = [
+    const trustedSubjects = [
       `${prefix}:ref:refs/heads/main`,
       ...props.environments.map((name) => `${prefix}:environment:${name}`),
     ];
@@ -96,10 +80,10 @@ export class GithubDeployRole extends Construct {
     }
 
     this.role = new Role(this, 'Role', {
-      assumedBy: new WebIdentityPrincipal(this.oidcProvider.oidcProviderArn, {
+      assumedBy: new WebIdentityPrincipal(oidcProvider.oidcProviderArn, {
         StringEquals: {
           [`${githubOidcIssuerHost}:aud`]: githubOidcAudience,
-          [`${githubOidcIssuerHost}:sub`]: this.trustedSubjects,
+          [`${githubOidcIssuerHost}:sub`]: trustedSubjects,
         },
       }),
       description: `GitHub Actions of ${props.repository}: assume the CDK bootstrap roles to deploy`,
@@ -107,13 +91,11 @@ export class GithubDeployRole extends Construct {
     });
 
     const qualifier =
-      props.bootstrapQualifier ??
       (this.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ??
       DefaultStackSynthesizer.DEFAULT_QUALIFIER;
     // `cdk deploy` publishes assets with the file-publishing role, deploys with the deploy role
-    // (which hands CloudFormation its execution role) and may look up context with the lookup
-    // role. These are their exact names in this account and region. The bootstrap template trusts
-    // TagSession too, which the CLI may use when it assumes them.
+    // and may look up context with the lookup role: their exact names in this account and region.
+    // The bootstrap template trusts TagSession too, which the CLI may use when it assumes them.
     this.role.addToPolicy(
       new PolicyStatement({
         effect: Effect.ALLOW,
