@@ -23,8 +23,7 @@ if (built(app)) {
 
 /**
  * Checks the context's keys, then adds the stacks; a refused key or setting is printed alone and
- * fails the run. Its message names the key and what to change, and the CLI shows the app's stderr
- * as it is: a stack trace would bury it.
+ * fails the run: a stack trace would bury the message, which names the key and what to change.
  */
 function built(app: App): boolean {
   try {

@@ -6,15 +6,13 @@ import { PlantStoreStack } from './plant-store-stack.ts';
 import { readStageConfig } from './stage-config.ts';
 
 /**
- * Adds the stacks the app's context asks for: the stage's (`-c stage=…`, with its settings from
- * `context.stages`), and the CI stack when a repository is named. Apart from infra/app.ts so that
- * a test builds exactly what `cdk synth` builds from a context of its own.
+ * Adds the stacks the app's context asks for: the stage's, and the CI stack when a repository is
+ * named. Apart from infra/app.ts so that a test builds exactly what `cdk synth` builds.
  */
 export function addStacks(app: App): { stack: PlantStoreStack; ciStack?: PlantStoreCiStack } {
   const config = readStageConfig((key) => app.node.tryGetContext(key));
 
-  // The stage is in the stack name, and every physical name derives from it: `-c stage=prod` is a
-  // second, independent copy in the same account and region.
+  // Every physical name derives from the stack name: each stage is an independent copy.
   const stack = new PlantStoreStack(app, `PlantStore-${config.stage}`, {
     ...config,
     // The CLI names the region it will deploy to; the template stays region-agnostic.

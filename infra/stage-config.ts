@@ -6,29 +6,10 @@ import {
 import type { TokenIssuerConfig } from './constructs/operation-function.ts';
 
 /**
- * What varies between deployments. Each stage's settings live in `cdk.json` under
- * `context.stages.<stage>` (`stageSettingKeys`), so that `-c stage=prod` alone builds prod whole
- * and no other stage gets any of them; a `-c key=value` on the command line overrides the stage's
- * value for that run (docs/decisions/0140-stage-settings-in-cdk-json.md):
- *
- * | key | meaning | default |
- * |---|---|---|
- * | `stage` | deployment name; the stack is `PlantStore-<stage>` (so not `ci`, the CI stack's); `-c` only | `dev` |
- * | `alarmEmail` | subscribe this address to the alarms' SNS topic | no topic |
- * | `authIssuer` | trust this OIDC issuer instead of creating a Cognito pool | Cognito |
- * | `authAudience` | with `authIssuer`: accepted `aud` values, comma-separated (required) | |
- * | `authJwksUrl` | with `authIssuer`: its JWKS URL | `<authIssuer>/.well-known/jwks.json` |
- * | `authScope` | with `authIssuer`: its name for `plants/write` (create, replace, delete) | `plants/write` |
- * | `authReadScope` | with `authIssuer`: its name for `plants/read` (list, read) | `plants/read` |
- * | `authDomainPrefix` | the Cognito domain prefix | `plants-<stage>-<stack instance id>` |
- * | `throttleRateLimit` | stage steady-state requests per second | 100 |
- * | `throttleBurstLimit` | stage burst | 200 |
- * | `deploymentConfig` | how CodeDeploy shifts traffic to a new version (`deploymentConfigNames`) | `AllAtOnce` for `dev`, else `Canary10Percent5Minutes` |
- * | `ignoreAlarmConfiguration` | `true`: shift traffic without reading the rollback alarms (an emergency fix); `-c` only | `false` |
- * | `domainName`, `certificateArn` | serve the API on this name too, with this ACM certificate of the stack's region | no custom domain |
- * | `ciRoleArn` | the CI deploy role (`PlantStore-ci`'s `DeployRoleArn`), which may then read this stage's machine client secret | no such grant |
- * | `webhookUrl` | deliver each new plant, signed, to this https URL (docs/webhooks.md): no credentials, no loopback, link-local or unspecified host | no webhook |
- * | `webhookConcurrency` | with `webhookUrl`: the most deliverers running at once, 2 to 1000 | 5 |
+ * What varies between deployments (the keys: docs/deploy.md#context-keys). Each stage's settings
+ * live in `cdk.json` under `context.stages.<stage>`, so that `-c stage=prod` alone builds prod
+ * whole and no other stage gets any of them; a `-c key=value` overrides the stage's value for that
+ * run (docs/decisions/0140-stage-settings-in-cdk-json.md).
  */
 export interface StageConfig {
   readonly stage: string;
@@ -50,10 +31,7 @@ export interface CustomDomainConfig {
   readonly certificateArn: string;
 }
 
-/**
- * A developer's stage takes a release at once, so a push is testable a minute later; every other
- * stage gets the smallest canary that still sees real traffic before the rest follows.
- */
+/** A developer's stage takes a release at once; every other gets the smallest canary. */
 export function defaultDeploymentConfig(stage: string): DeploymentConfigName {
   return stage === 'dev' ? 'AllAtOnce' : 'Canary10Percent5Minutes';
 }
@@ -69,23 +47,20 @@ export class StageConfigError extends Error {
 
 /** Short and DNS-safe: it ends up in the stack name and the Cognito domain prefix. */
 const stagePattern = /^[a-z][a-z0-9-]{0,19}$/;
-/**
- * The stage whose stack name, `PlantStore-<stage>`, is the CI stack's (infra/app.ts): deployed,
- * it would replace the GitHub deploy role and OIDC provider with a copy of the API.
- */
+/** Deployed, `PlantStore-ci` would replace the CI stack's deploy role with a copy of the API. */
 const ciStackStage = 'ci';
-/** Cognito's own rule, plus its reserved words, checked here so a bad value fails at synth. */
-const domainPrefixPattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** Cognito's own rules, checked here so a bad value fails at synth. */
 const reservedInDomainPrefix = /aws|amazon|cognito/;
+const domainPrefixPattern = /^(?!.*(?:aws|amazon|cognito))[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** A host name of two labels or more, as API Gateway takes it: lowercase, no trailing dot. */
 const domainNamePattern = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const certificateArnPattern = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]{36}$/;
 const roleArnPattern = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
 /**
- * The keys a stage's entry in `context.stages` may hold. `stage` names the entry and
- * `ignoreAlarmConfiguration` is for one emergency run, so both are `-c` only: a flag left in
- * cdk.json would ship every later release unwatched.
+ * The keys a stage's entry may hold. `stage` names the entry and `ignoreAlarmConfiguration` is
+ * for one emergency run, so both are `-c` only: a flag left in cdk.json would ship every later
+ * release unwatched.
  */
 export const stageSettingKeys = [
   'alarmEmail',
@@ -105,24 +80,19 @@ export const stageSettingKeys = [
   'webhookConcurrency',
 ] as const;
 
-/** The context key that holds every stage's settings, by stage name. */
-export const stagesContextKey = 'stages';
-
-/** Every context key the stage's stack reads: its settings, the two `-c`-only keys and the stages. */
+/** Every context key the stage's stack reads. */
 export const stageContextKeys: readonly string[] = [
   'stage',
   'ignoreAlarmConfiguration',
-  stagesContextKey,
+  'stages',
   ...stageSettingKeys,
 ];
 
 /**
- * Refuses a context key (from `-c`, cdk.json or the CDK's other context files) that is not one of
- * `known`, the app's, as a misspelt key in a stage's entry is refused: ignored, it would leave the
- * run without the setting its owner thinks it gave. The CDK's own keys pass unread: namespaced
- * ones (`@aws-cdk/…`, `aws:cdk:…`, lookups' `availability-zones:account=…`) and its kebab-case ones
- * (`acknowledged-issue-numbers`, `cli-telemetry`), a style no key of the app has. Any other key is
- * the app's style, so a stranger is a mistake.
+ * Refuses a context key that is not one of `known`, the app's: ignored, a misspelt key would leave
+ * the run without the setting its owner thinks it gave. The CDK's own keys pass unread: namespaced
+ * ones (`@aws-cdk/…`, `aws:cdk:…`, `availability-zones:account=…`) and kebab-case ones
+ * (`cli-telemetry`), a style no key of the app has.
  */
 export function checkContextKeys(keys: Iterable<string>, known: readonly string[]): void {
   for (const key of keys) {
@@ -142,9 +112,6 @@ function nearestKey(key: string, known: readonly string[]): string | undefined {
   return known.find((each) => plain(each) === plain(key));
 }
 
-/** What an SQS event source mapping's `MaximumConcurrency` accepts. */
-const webhookConcurrencyRange = { min: 2, max: 1000 } as const;
-
 export function readStageConfig(context: ContextReader): StageConfig {
   const stage = contextText(context, 'stage') ?? 'dev';
   checkStageName(stage, 'context "stage"');
@@ -155,10 +122,8 @@ export function readStageConfig(context: ContextReader): StageConfig {
       readSettings(name, (key) => settings[key]);
     } catch (error) {
       if (!(error instanceof StageConfigError)) throw error;
-      const named = error.message.replace(/context "/g, `"${stagesContextKey}.${name}.`);
-      throw new StageConfigError(
-        named === error.message ? `${stagesContextKey}.${name}: ${named}` : named,
-      );
+      const named = error.message.replace(/context "/g, `"stages.${name}.`);
+      throw new StageConfigError(named === error.message ? `stages.${name}: ${named}` : named);
     }
   }
   const own = stages[stage] ?? {};
@@ -184,31 +149,27 @@ function checkStageName(stage: string, what: string): void {
 
 type StageSettings = Readonly<Record<string, unknown>>;
 
-/**
- * `context.stages`: an object of stage names, each an object of known keys only. An unknown key
- * fails, named with the known key it is probably a misspelling of: ignored, it would leave the
- * stage without the setting its owner thinks it has.
- */
+/** `context.stages`: an object of stage names, each an object of known keys only. */
 function readStages(context: ContextReader): Readonly<Record<string, StageSettings>> {
-  const value = context(stagesContextKey);
+  const value = context('stages');
   if (value === undefined || value === null) return {};
   if (!isPlainObject(value)) {
     throw new StageConfigError(
-      `context "${stagesContextKey}" must be an object of stages, each an object of settings`,
+      'context "stages" must be an object of stages, each an object of settings',
     );
   }
   const known: readonly string[] = stageSettingKeys;
   for (const [name, settings] of Object.entries(value)) {
-    checkStageName(name, `context "${stagesContextKey}" entry "${name}"`);
+    checkStageName(name, `context "stages" entry "${name}"`);
     if (!isPlainObject(settings)) {
-      throw new StageConfigError(`"${stagesContextKey}.${name}" must be an object of settings`);
+      throw new StageConfigError(`"stages.${name}" must be an object of settings`);
     }
     for (const key of Object.keys(settings)) {
       if (known.includes(key)) continue;
       const near = nearestKey(key, known);
       const oneRun = key === 'stage' || key === 'ignoreAlarmConfiguration';
       throw new StageConfigError(
-        `"${stagesContextKey}.${name}" has an unknown key "${key}"` +
+        `"stages.${name}" has an unknown key "${key}"` +
           (near !== undefined
             ? `: did you mean "${near}"?`
             : oneRun
@@ -224,7 +185,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** One stage's settings, read and checked through `context`. */
 function readSettings(stage: string, context: ContextReader): StageConfig {
   const alarmEmail = contextText(context, 'alarmEmail');
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
@@ -232,18 +192,15 @@ function readSettings(stage: string, context: ContextReader): StageConfig {
   }
 
   const externalIssuer = readExternalIssuer(context);
-  const authDomainPrefix = contextText(context, 'authDomainPrefix');
+  const authDomainPrefix = matching(
+    context,
+    'authDomainPrefix',
+    domainPrefixPattern,
+    'lowercase letters, digits and hyphens, at most 63 characters, without "aws", "amazon" or "cognito"',
+  );
   // Only a Cognito pool without its own prefix gets the default one, which contains the stage.
   if (externalIssuer === undefined && authDomainPrefix === undefined) {
     defaultDomainPrefixStem(stage);
-  }
-  if (
-    authDomainPrefix !== undefined &&
-    (!domainPrefixPattern.test(authDomainPrefix) || reservedInDomainPrefix.test(authDomainPrefix))
-  ) {
-    throw new StageConfigError(
-      `context "authDomainPrefix" must be lowercase letters, digits and hyphens, at most 63 characters, without "aws", "amazon" or "cognito": ${authDomainPrefix}`,
-    );
   }
 
   const webhookUrl = readWebhookUrl(context);
@@ -263,7 +220,6 @@ function readSettings(stage: string, context: ContextReader): StageConfig {
   };
 }
 
-/** The deliverers' bound; only with a webhook, which is the only thing it bounds. */
 function readWebhookConcurrency(
   context: ContextReader,
   webhookUrl: string | undefined,
@@ -275,20 +231,17 @@ function readWebhookConcurrency(
       'context "webhookConcurrency" applies only together with "webhookUrl"',
     );
   }
-  const { min, max } = webhookConcurrencyRange;
-  if (value < min || value > max) {
+  if (value < 2 || value > 1000) {
     throw new StageConfigError(
-      `context "webhookConcurrency" must be from ${min} to ${max}, as SQS event source mappings take it: ${value}`,
+      `context "webhookConcurrency" must be from 2 to 1000, as SQS event source mappings take it: ${value}`,
     );
   }
   return value;
 }
 
 /**
- * The subscriber's URL: https only, since the events travel the internet and the signature proves
- * who sent them, not that nobody read them. No credentials: the URL is plain text in the template
- * and the deliverer's configuration, and the signature already tells the subscriber who sent it.
- * No host that is the deliverer's own machine or network rather than a subscriber's.
+ * https only: the signature proves who sent an event, not that nobody read it. No host that is the
+ * deliverer's own machine or network rather than a subscriber's.
  */
 function readWebhookUrl(context: ContextReader): string | undefined {
   const value = contextText(context, 'webhookUrl');
@@ -308,10 +261,12 @@ function readWebhookUrl(context: ContextReader): string | undefined {
   return value;
 }
 
-function addressList(subnets: readonly [string, number][]): BlockList {
+/** A `BlockList` of subnets written `network/prefix`. */
+function addressList(...subnets: string[]): BlockList {
   const list = new BlockList();
-  for (const [network, prefix] of subnets) {
-    list.addSubnet(network, prefix, isIP(network) === 6 ? 'ipv6' : 'ipv4');
+  for (const subnet of subnets) {
+    const [network = '', prefix] = subnet.split('/');
+    list.addSubnet(network, Number(prefix), isIP(network) === 6 ? 'ipv6' : 'ipv4');
   }
   return list;
 }
@@ -324,26 +279,17 @@ function addressList(subnets: readonly [string, number][]): BlockList {
 const nonSubscriberHosts = [
   {
     what: 'a loopback host (127.0.0.0/8, ::1, localhost): the sandbox the deliverer runs in, not a subscriber',
-    addresses: addressList([
-      ['127.0.0.0', 8],
-      ['::1', 128],
-    ]),
+    addresses: addressList('127.0.0.0/8', '::1/128'),
     // RFC 6761: localhost and every name under it resolve to loopback.
     names: /^(?:.+\.)?localhost\.?$/,
   },
   {
     what: 'a link-local host (169.254.0.0/16, fe80::/10): where the cloud provider answers (169.254.169.254 is the instance metadata address), not a subscriber',
-    addresses: addressList([
-      ['169.254.0.0', 16],
-      ['fe80::', 10],
-    ]),
+    addresses: addressList('169.254.0.0/16', 'fe80::/10'),
   },
   {
     what: 'an unspecified address (0.0.0.0/8, ::): a connection to it reaches the machine the deliverer runs on, not a subscriber',
-    addresses: addressList([
-      ['0.0.0.0', 8],
-      ['::', 128],
-    ]),
+    addresses: addressList('0.0.0.0/8', '::/128'),
   },
 ] as const;
 
@@ -409,10 +355,9 @@ function readDeploymentConfig(context: ContextReader, stage: string): Deployment
 }
 
 /**
- * The readable start of the default Cognito domain prefix, `plants-<stage>-`; the stack appends its
- * instance id (32 hex digits, see `stackInstanceId`), so the whole prefix is at most 60 characters
- * and cannot gain a reserved word from the suffix. Cognito refuses the whole prefix at deploy time
- * when the stage contains one, so this refuses it at synth instead.
+ * The start of the default Cognito domain prefix, `plants-<stage>-`, before the stack instance id
+ * (32 hex digits: at most 60 characters in all, and no reserved word from the suffix). Cognito
+ * would refuse a reserved word at deploy time; this refuses it at synth.
  */
 export function defaultDomainPrefixStem(stage: string): string {
   const stem = `plants-${stage}-`;
