@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { toEventV2 } from '../dev-server/http-gateway.ts';
@@ -9,12 +8,12 @@ import {
   checksOf,
   type Operation,
   type OperationName,
-  operations,
+  operationNamed,
   routeKey,
 } from '../functions/operations.ts';
 import { operationConstructId } from '../infra/constructs/operation-function.ts';
 import type { BuiltBundle } from './bundles.ts';
-import { median, percentile, round } from './stats.ts';
+import { interleaved, loadAverage, median, pad, percentile, round } from './lab.ts';
 import {
   findLambdaFunction,
   type LambdaFunctionSpec,
@@ -27,123 +26,55 @@ import { type InvokeResult, startLambdaProcess } from './support/lambda-process.
 import { createThrowawayCa, type ThrowawayCa } from './support/throwaway-ca.ts';
 
 /**
- * The cold request a caller of a new Lambda environment waits for: a fresh process loads the asset
- * `cdk synth` wrote for an operation, with the template's Handler and environment (evaluated as
- * CloudFormation would), plus Lambda's own variables; then it answers one valid
- * request. DynamoDB and the issuer's JWKS are HTTPS endpoints with a throwaway CA
- * (NODE_EXTRA_CA_CERTS), `rtt` ms away. Each operation's LIMIT and BARE (for an operation that has
- * them), and FLOOR, run the same way from their own asset folders with that operation's template,
- * interleaved with every shipped asset in the same rounds, and so does each swap (`--swap`),
- * compared with create's round by round. Each request is the operation's declared sample, about a
- * fresh id, and must get the status the operation declares for it.
+ * The cold request a caller of a new Lambda environment waits for (docs/performance.md): a fresh
+ * process per request runs the asset `cdk synth` wrote, with the template's environment, against
+ * HTTPS endpoints `rtt` ms away; FLOOR, each operation's LIMIT and BARE and each swap run the same
+ * way, interleaved with the shipped assets in the same rounds.
  */
 
-/** Each operation's variants (LIMIT and BARE where it has them); FLOOR, the empty handler, is one for all. */
+/** Each operation's variants; FLOOR, the empty handler, is one for all. */
 export type ColdRequestVariant = 'limit' | 'bare' | 'shipped';
 
-export type ColdRequestSample = {
-  /** Process start to the handler module evaluated (what Lambda reports as Init Duration). */
-  readonly initMs: number;
-  /** The handler's run for the first event. */
-  readonly firstInvokeMs: number;
-  /**
-   * Process start to the first answer: init, the runtime's hand-over of the event and the first
-   * invoke, with whatever ran between them (work a module defers past its own loading counts).
-   */
-  readonly totalMs: number;
-  /**
-   * The main thread's CPU time to the answer. Close to `totalMs`, the run was bound by CPU rather
-   * than by the network: moving work into a round trip's wait then saves nothing.
-   */
-  readonly cpuMs: number;
-  /** TCP connect, summed over the function's connections. */
-  readonly connectMs: number;
-  /** TLS handshakes (TCP connected to handshake done), summed over the function's connections. */
-  readonly tlsMs: number;
-  /** Connections the function opened. */
-  readonly connections: number;
-  /** From the first JWKS socket or request to the key set read; 0 if never fetched. */
-  readonly keySetMs: number;
-  /** Of the key set's time, the part inside the first invoke (the rest overlapped init). */
-  readonly keySetInInvokeMs: number;
-  /** From the first DynamoDB socket or request to the last answer. */
-  readonly dynamoDbMs: number;
-  readonly dynamoDbInInvokeMs: number;
-};
+/** Where one cold request's time went; the table's footer says what each figure is. */
+export type ColdRequestSample = ReturnType<typeof sampleOf>;
 
-/** A sample's fields, as medians over the rounds, and how many rounds there were. */
+/** A sample's fields as medians over the rounds, and how many rounds there were. */
 export type VariantFigures = { readonly [K in keyof ColdRequestSample]: number } & {
   readonly runs: number;
 };
 
-/**
- * One operation's shipped asset and, when it has them, its references; ratios are medians of
- * per-round ratios of totals. An operation without references (`hasReferences` in bundles.ts) has
- * shipped's figures alone, and no ratio to LIMIT or BARE.
- */
+/** Ratios are medians of per-round ratios of totals; an operation without references has none. */
 export type OperationColdRequest = {
   readonly operation: OperationName;
   readonly variants: { readonly shipped: VariantFigures } & {
     readonly [variant in Exclude<ColdRequestVariant, 'shipped'>]?: VariantFigures;
   };
-  /** How close shipped is to the least a correct implementation can do. */
   readonly shippedOverLimit?: number;
-  /** What correctness costs over the textbook SDK handler that checks nothing. */
   readonly limitOverBare?: number;
   readonly shippedOverBare?: number;
   readonly shippedOverFloor: number;
 };
 
-export type ColdRequestFigures = {
-  readonly rttMs: number;
-  readonly rounds: number;
-  /** The empty handler, the same for every operation. */
-  readonly floor: VariantFigures;
-  readonly operations: readonly OperationColdRequest[];
-  /** Swaps of the create-plant bundle, compared with create-plant's shipped asset. */
-  readonly swaps: readonly SwapFigures[];
-};
-
-/** A swap against shipped: per-round ratios of totals, their median and their spread. */
-export type SwapFigures = {
-  readonly name: string;
-  readonly figures: VariantFigures;
-  readonly overShipped: {
-    readonly median: number;
-    readonly p25: number;
-    readonly p75: number;
-    readonly min: number;
-    readonly max: number;
-  };
-  /** The same round's difference in totals, swap minus shipped, ms: median, p25, p75. */
-  readonly minusShippedMs: { readonly median: number; readonly p25: number; readonly p75: number };
-  readonly overLimit: number;
-  readonly overBare: number;
-};
+export type ColdRequestFigures = ReturnType<typeof summarize>;
 
 export type ColdRequestOptions = {
   readonly rounds: number;
   readonly rtts: readonly number[];
-  /** The operations measured, each against its own LIMIT and BARE where it has them. */
   readonly operations: readonly OperationName[];
-  /** FLOOR, and the LIMIT and BARE of each operation that has them, built with the stack's esbuild options. */
   readonly references: {
     readonly floor: BuiltBundle;
     readonly operations: {
       readonly [name in OperationName]?: Readonly<Record<'limit' | 'bare', BuiltBundle>>;
     };
   };
-  /** Serves its JWKS on loopback; mints a token with every scope, claiming the issuer it is given. */
+  /** Mints a token with every scope, claiming the issuer it is given. */
   readonly issuer: { readonly url: string; mint(issuer: string): Promise<string> };
-  /** dynalite, plain HTTP on loopback, and its table. */
+  /** dynalite, plain HTTP on loopback. */
   readonly store: { readonly endpoint: string; readonly tableName: string };
   readonly log: (message: string) => void;
-  /**
-   * Profiles every shipped and LIMIT process (`--cpu-prof`) into `<operation>-<variant>/` of this
-   * folder; the figures then include the profiler.
-   */
+  /** `--cpu-prof` of every shipped and LIMIT process, into `<operation>-<variant>/` here. */
   readonly cpuProfileDir?: string;
-  /** create-plant's shipped bundle with modules replaced (`--swap`), measured in the same rounds. */
+  /** create-plant's shipped bundle with modules replaced (`--swap`). */
   readonly swaps?: readonly BuiltBundle[];
 };
 
@@ -262,7 +193,7 @@ async function measureEachRtt(
         });
         try {
           const id = String(nextId++);
-          const declared = declarationOf(runner.operation);
+          const declared = operationNamed(runner.operation);
           const { sample } = checksOf(declared);
           const request = sample.request(id);
           const result = await lambda.invoke(gatewayEvent(declared, request, token));
@@ -284,13 +215,7 @@ async function measureEachRtt(
       // One unmeasured round warms the fixtures' own side (their first TLS handshakes).
       for (const name of rotation) await once(name);
       log(`cold request, RTT ${rttMs} ms: ${options.rounds} rounds of ${rotation.join(', ')} ...`);
-      const samples = new Map<string, ColdRequestSample[]>(rotation.map((name) => [name, []]));
-      for (let roundIndex = 0; roundIndex < options.rounds; roundIndex++) {
-        for (let k = 0; k < rotation.length; k++) {
-          const name = rotation[(roundIndex + k) % rotation.length] as string;
-          samples.get(name)?.push(await once(name));
-        }
-      }
+      const samples = await interleaved(options.rounds, rotation, once);
       figures.push(summarize(rttMs, options, samples));
     } finally {
       for (const endpoint of endpoints) await endpoint.close();
@@ -325,19 +250,12 @@ export function gatewayEvent(
   });
 }
 
-/** The operation as `functions/operations.ts` declares it: its sample is each cold request. */
-function declarationOf(name: OperationName): Operation {
-  const declared = operations.find((operation) => operation.name === name);
-  if (declared === undefined) throw new Error(`no operation ${name}`);
-  return declared;
-}
-
 /** Where the first invoke's time went, from the runtime's diagnostics_channel traces. */
 function sampleOf(
   initMs: number,
   result: InvokeResult,
   ports: { readonly jwks: number; readonly dynamodb: number },
-): ColdRequestSample {
+) {
   const { socketTraces, requestTraces, startedAt, finishedAt } = result;
   const span = (port: number) => {
     const sockets = socketTraces.filter((socket) => socket.port === port);
@@ -385,7 +303,7 @@ function summarize(
   rttMs: number,
   options: ColdRequestOptions,
   samples: ReadonlyMap<string, ColdRequestSample[]>,
-): ColdRequestFigures {
+) {
   const of = (name: string) => samples.get(name) ?? [];
   const medianOf = (name: string): VariantFigures => {
     const list = of(name);
@@ -450,17 +368,12 @@ function summarize(
   };
 }
 
-const pad = (text: string | number, width: number) => String(text).padStart(width);
-
 /**
  * The cold-request tables as `npm run bench` prints them: first the ratios to LIMIT, with the
  * ratios to BARE beside them, then where each variant's time went.
  */
 export function coldRequestTable(figures: readonly ColdRequestFigures[]): string[] {
-  const load = os
-    .loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
+  const load = loadAverage();
   const lines = [
     `${'cold request over TLS'.padEnd(16)}${pad('RTT', 5)}${pad('FLOOR', 8)}${pad('LIMIT', 8)}${pad('BARE', 8)}${pad('shipped', 9)}${pad('shipped/LIMIT', 15)}${pad('LIMIT/BARE', 12)}${pad('shipped/BARE', 14)}`,
   ];

@@ -1,23 +1,19 @@
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 
 /**
- * One warm run, in a fresh process per bundle: import the bundle, invoke it sequentially the way a
- * Lambda container does (one request at a time), and write the figures as JSON to `resultFile`.
- * The events are built before the clock starts, so the figures are the handler's alone.
+ * One warm run, in a fresh process per bundle: import it, invoke it one request at a time as a
+ * Lambda container does, and write the figures to `resultFile`. The events are built before the
+ * clock starts, so the figures are the handler's alone.
  */
 export type WarmJob = {
   readonly bundleFile: string;
   readonly requests: number;
   readonly warmup: number;
-  /** POST /plants with its token, the body replaced in each request. */
+  /** POST /plants with its token; each request gets its own body. */
   readonly event: APIGatewayProxyEventV2;
-  /** First id of this run; ids are unique across runs, so every write is a create. */
+  /** Ids are unique across runs, so every write is a create. */
   readonly idBase: string;
   readonly resultFile: string;
 };
@@ -32,36 +28,32 @@ export type WarmResult = {
 type Handler = (
   event: APIGatewayProxyEventV2,
   context: Context,
-) => Promise<APIGatewayProxyStructuredResultV2>;
+) => Promise<{ statusCode?: number; body?: string }>;
 
 const job = JSON.parse(process.argv[2] ?? '') as WarmJob;
 const { handler } = (await import(pathToFileURL(job.bundleFile).href)) as { handler: Handler };
 
 const base = job.event;
 let nextId = BigInt(job.idBase);
-
-function nextEvent(): APIGatewayProxyEventV2 {
+let invocations = 0;
+const nextEvent = (): APIGatewayProxyEventV2 => {
   const body = `{"id":${nextId++},"name":"Fern","tag":"indoor"}`;
   return { ...base, headers: { ...base.headers, 'content-length': String(body.length) }, body };
-}
-
-let invocations = 0;
-/** Like Lambda's: a request id and the time left, which Middy reads for its early-timeout guard. */
-function context(): Context {
-  invocations += 1;
+};
+/** A request id and the time left, which Middy reads for its early-timeout guard. */
+const context = (): Context => {
   const deadline = Date.now() + 600_000;
   return {
-    awsRequestId: `bench-${invocations}`,
+    awsRequestId: `bench-${++invocations}`,
     getRemainingTimeInMillis: () => deadline - Date.now(),
   } as Context;
-}
-
-async function invoke(event: APIGatewayProxyEventV2, ctx: Context): Promise<void> {
+};
+const invoke = async (event: APIGatewayProxyEventV2, ctx: Context) => {
   const response = await handler(event, ctx);
   if (response.statusCode !== 200) {
     throw new Error(`handler answered ${response.statusCode}: ${response.body}`);
   }
-}
+};
 
 const firstStart = performance.now();
 await invoke(nextEvent(), context());

@@ -7,30 +7,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateWebhookSecret } from '../dev-server/webhook/webhook-secret.ts';
 import { projectRoot } from '../infra/bundling/bundling.ts';
-import { median, percentile, round } from './stats.ts';
-
-export interface WebhookLatency {
-  readonly creates: number;
-  /** From the create's 200 at the client to its event at the receiver; negative when it came first. */
-  readonly afterAnswer: { readonly medianMs: number; readonly p99Ms: number };
-  /** From the create's request to its event at the receiver. */
-  readonly afterRequest: { readonly medianMs: number; readonly p99Ms: number };
-  /** The create's own answer time, for scale. */
-  readonly createMs: { readonly medianMs: number; readonly p99Ms: number };
-}
+import { median, percentile, round } from './lab.ts';
 
 /**
- * The new-plant webhook on this machine, as `npm start` runs it: `dev-server/main.ts` in a process
- * of its own, with a data directory (the default's LevelDB, not memory) and PLANTS_WEBHOOK_URL set
- * to a receiver in this process, which answers 200 at once. One create at a time, each waiting for
- * its event, so each figure is one event's path through the stream, the pipe, the queue, the event
- * source mapping and the deliverer, with nothing queued ahead of it; the clock is this process's.
+ * `npm run bench`'s webhook section (docs/performance.md): `dev-server/main.ts` as `npm start` runs
+ * it, with a data directory and a receiver here that answers 200 at once. One create at a time,
+ * each waiting for its event, so nothing is queued ahead of it. Prints the table and writes
+ * `webhook-latency.json`.
  */
-export async function measureWebhookLatency(options: {
-  readonly creates: number;
-  readonly warmup?: number;
-}): Promise<WebhookLatency> {
-  const { creates, warmup = 10 } = options;
+export async function reportWebhookLatency(options: { creates: number; outDir: string }) {
+  const { creates } = options;
+  const warmup = 10;
   const arrived = new Map<number, number>();
   let notify = (): void => {};
   const receiver = createServer((req, res) => {
@@ -58,6 +45,9 @@ export async function measureWebhookLatency(options: {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = once(server, 'close');
+  const afterAnswer: number[] = [];
+  const afterRequest: number[] = [];
+  const createMs: number[] = [];
   try {
     // The banner names the URL and a token for it once the server is up.
     let banner = '';
@@ -70,28 +60,21 @@ export async function measureWebhookLatency(options: {
     });
     const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
     const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1];
-    const create = (body: string) =>
-      fetch(`${url}/plants`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body,
-      });
     const delivered = (id: number) =>
       new Promise<number>((resolve) => {
-        const check = () => {
+        notify = () => {
           const at = arrived.get(id);
           if (at !== undefined) resolve(at);
         };
-        notify = check;
-        check();
+        notify();
       });
-
-    const afterAnswer: number[] = [];
-    const afterRequest: number[] = [];
-    const createMs: number[] = [];
     for (let id = 1; id <= warmup + creates; id++) {
       const sent = performance.now();
-      const response = await create(JSON.stringify({ id, name: `Bench ${id}` }));
+      const response = await fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id, name: `Bench ${id}` }),
+      });
       await response.arrayBuffer();
       const answered = performance.now();
       if (response.status !== 200) throw new Error(`create ${id} answered ${response.status}`);
@@ -101,30 +84,23 @@ export async function measureWebhookLatency(options: {
       afterRequest.push(at - sent);
       createMs.push(answered - sent);
     }
-    const figures = (values: number[]) => ({
-      medianMs: round(median(values), 1),
-      p99Ms: round(percentile(values, 99), 1),
-    });
-    return {
-      creates,
-      afterAnswer: figures(afterAnswer),
-      afterRequest: figures(afterRequest),
-      createMs: figures(createMs),
-    };
   } finally {
     server.kill('SIGTERM');
     await exited;
     receiver.close();
     await rm(dataDir, { recursive: true, force: true });
   }
-}
-
-/** `npm run bench`'s webhook section: measures, prints the table, writes `webhook-latency.json`. */
-export async function reportWebhookLatency(options: {
-  readonly creates: number;
-  readonly outDir: string;
-}): Promise<WebhookLatency> {
-  const latency = await measureWebhookLatency({ creates: options.creates });
+  const figures = (values: number[]) => ({
+    medianMs: round(median(values), 1),
+    p99Ms: round(percentile(values, 99), 1),
+  });
+  // From the create's 200, or its request, to its event at the receiver; the create itself.
+  const latency = {
+    creates,
+    afterAnswer: figures(afterAnswer),
+    afterRequest: figures(afterRequest),
+    createMs: figures(createMs),
+  };
   const row = (label: string, { medianMs, p99Ms }: { medianMs: number; p99Ms: number }) =>
     `${label.padEnd(40)}${medianMs.toFixed(1).padStart(11)}${p99Ms.toFixed(1).padStart(9)}`;
   process.stdout.write(
@@ -141,5 +117,4 @@ export async function reportWebhookLatency(options: {
     path.join(options.outDir, 'webhook-latency.json'),
     `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, ...latency }, null, 2)}\n`,
   );
-  return latency;
 }
