@@ -1,16 +1,7 @@
-// `npm run contract -- --url <api base url> [--token <bearer token>] [--seed N] [--runs N]`: checks
-// a running Plant Store API against openapi.yaml itself. Requests are generated from the spec's
-// schemas with fast-check (a fixed seed by default, so two runs send the same requests): request
-// bodies and path and query parameters, valid and invalid as the spec itself judges them, with
-// requests without a token, with a bad token, with the wrong content type, too large, and to routes
-// the spec does not list; then a conflict on a plant the run stored, a list walk that follows each
-// next link to the last page while plants come and go, the walk's cursors changed, a plant deleted
-// and re-created, each operation's sample (functions/<name>/checks.ts) about an id no plant has,
-// and each operation's checks, run by the pre-traffic hook's runner. Every answer must be
-// documented for its operation (status, headers, body) and be the status the spec gives that
-// request. Prints the statuses seen per operation; exit code 1 on any violation, naming the
-// request and the answer. Every plant it stores carries the checks' reserved tag, which the webhook
-// never delivers, and is deleted by the end of the run through the checks' fixture, whatever failed
+// `npm run contract`: checks a running API against openapi.yaml with requests generated from its
+// schemas (fixed seed), then stateful steps and each operation's checks; every answer must be
+// documented and the status the spec gives its request (docs/local-development.md). Every plant
+// it stores carries the checks' tag and is deleted by the end of the run, whatever failed
 // (docs/decisions/0146-check-plants-not-delivered.md).
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
@@ -33,6 +24,7 @@ import {
   apiFixture,
   checkedBody,
   describeError,
+  type HttpRequest,
   sampleHttpRequest,
   sendHttp,
 } from './check-http.ts';
@@ -52,58 +44,43 @@ import {
   type Schema,
 } from './schema-arbitraries.ts';
 
-/** One request of a run. */
-export interface SentRequest {
-  /** What the request is, for the report: `a body the spec accepts`, `no token`, ... */
-  readonly name: string;
-  readonly method: string;
-  /** The request target: the path and any query string. */
-  readonly path: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body?: string | Uint8Array;
-}
+/** One request of a run, named for the report (`no token`, ...). */
+export type SentRequest = HttpRequest & { readonly name: string };
 
-/** A generated request, and the statuses the spec gives it. */
-export interface ContractCase extends SentRequest {
+/** A generated request, the statuses the spec gives it, and why. */
+export type ContractCase = SentRequest & {
   readonly expect: readonly number[];
-  /** Why those statuses, for the report. */
   readonly why: string;
-}
+};
 
 export interface ContractOptions {
   readonly url: string;
-  /**
-   * A bearer token with every scope the operations require; without one, only what needs no token
-   * is sent.
-   */
+  /** Needs every scope; without one, only what needs no token is sent. */
   readonly token?: string | undefined;
   readonly seed: number;
-  /** How many requests are generated per operation. */
+  /** Requests generated per operation. */
   readonly runs: number;
-  /** The page size of the list walk. */
+  /** The list walk's page size. */
   readonly walkLimit: number;
   readonly timeoutMs: number;
 }
 
-export interface ContractFailure {
+type ContractFailure = {
   readonly request: SentRequest;
-  /** Absent when no answer came. */
   readonly answer?: Answer;
   readonly violations: readonly string[];
-}
+};
 
 export interface ContractResult {
   readonly requests: number;
-  /** Statuses seen per operation name (or `no route (METHOD /path)`). */
+  /** Statuses seen per operation (or `no route (METHOD /path)`). */
   readonly statuses: ReadonlyMap<string, ReadonlyMap<number, number>>;
-  /** The list walk, when one was made: pages answered, plants listed, the run's plants in it. */
   readonly walk?: { readonly pages: number; readonly plants: number; readonly stored: number };
   readonly failures: readonly ContractFailure[];
 }
 
 export const defaults = { seed: 19, runs: 120, walkLimit: 10, timeoutMs: 10_000 } as const;
 
-/** The routes this check knows by name beyond what the spec's schemas say. */
 const listRoute = { method: 'GET', path: '/plants' } as const;
 const createPlant = operationNamed('create-plant');
 const getPlant = operationNamed('get-plant');
@@ -112,29 +89,20 @@ const deletePlant = operationNamed('delete-plant');
 const maxWalkPages = 10_000;
 const acceptedBody = 'a body the spec accepts';
 
-/** What the steps of a run share: how to send a request, and how to judge and record its answer. */
 interface RunContext {
   readonly spec: OpenApiExchanges;
   readonly options: ContractOptions;
-  /** Sends a case and records its answer, with a violation unless its status is expected. */
+  /** Sends a case and records its answer, a violation unless its status is expected. */
   readonly run: (contractCase: ContractCase) => Promise<Answer | undefined>;
-  /** Sends a request; its answer, or undefined (and a failure) when none came. */
+  /** Its answer, or undefined (and a failure) when none came. */
   readonly exchange: (request: SentRequest) => Promise<Answer | undefined>;
-  /** Counts the answer's status for its operation; a failure if the spec or `problems` object. */
+  /** Counts the status; a failure if the spec or `problems` object. */
   readonly record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void;
-  /** A failure with no answer of its own. */
   readonly fail: (request: SentRequest, violations: readonly string[]) => void;
-  /** The checks' fixture, its requests recorded as every other; only with a token. */
+  /** Only with a token. */
   readonly fixture?: CheckFixture;
 }
 
-/**
- * Sends the generated cases, then the stateful steps (a conflict, the list walk and its cursors, a
- * plant deleted and created again, every operation's sample), then every operation's checks (run
- * by functions/checks/runner.ts, which judges their answers by its own rules as well), and checks
- * every answer against the spec. Last, even after a step threw, the fixture deletes each plant the
- * run may have stored (`cleanUp`).
- */
 export async function runContract(options: ContractOptions): Promise<ContractResult> {
   const spec = await loadOpenApiExchanges();
   const statuses = new Map<string, Map<number, number>>();
@@ -183,33 +151,22 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
     return answer;
   };
   const fixture = options.token === undefined ? undefined : apiFixture(send, options.token);
-  const context: RunContext = {
-    spec,
-    options,
-    run,
-    exchange,
-    record,
-    fail,
-    ...(fixture === undefined ? {} : { fixture }),
-  };
+  const context = { spec, options, run, exchange, record, fail, ...(fixture && { fixture }) };
   let walk: ContractResult['walk'];
   try {
     walk = await runSteps(context);
   } finally {
-    // On success and on failure alike: nothing the run stored stays behind.
     if (fixture !== undefined) await cleanUp(created, fixture, context);
   }
   return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
 }
 
-/** The answer to `request`, or an error when none came. */
 async function answerTo(exchange: RunContext['exchange'], request: SentRequest): Promise<Answer> {
   const answer = await exchange(request);
   if (answer === undefined) throw new Error(`no answer to ${request.method} ${request.path}`);
   return answer;
 }
 
-/** The run's requests in order; the list walk's summary, when one was made. */
 async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
   const { spec, options, run, fixture } = context;
   /** The plants this run created (a 200 to a create it sent), by id, as the answers have them. */
@@ -242,8 +199,7 @@ async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
     for (const cursorCase of next === undefined ? [] : cursorCases(next, options)) {
       await run(cursorCase);
     }
-    // Deleted (the spec's success), again (absent: the same answer), then created again under
-    // another name, which the delete has freed; the clean-up deletes it.
+    // Deleted, again, then created again under another name; the clean-up deletes it.
     const remove = {
       ...sampleHttpRequest(deletePlant, String(plant.id), options.token),
       expect: [204],
@@ -273,11 +229,8 @@ function idOf({ body = '' }: SentRequest): string {
 }
 
 /**
- * Deletes, through the fixture, every plant a create of the run stored (`true`), whether or not a
- * later step deleted it already. A create that got no certain answer (none, or a 5xx: `false`)
- * may or may not have stored its plant: that id is read first, and deleted only if it holds a
- * check's plant (its tag `checkPlantTag`), so that the run cannot delete a plant someone else
- * stored under it.
+ * Deletes every plant a create of the run stored (`true`). An id whose create got no certain
+ * answer (`false`) is deleted only if it holds a check's plant: it may be someone else's.
  */
 async function cleanUp(
   created: ReadonlyMap<string, boolean>,
@@ -305,11 +258,7 @@ async function cleanUp(
   }
 }
 
-/**
- * The operation's checks (`functions/<name>/checks.ts`), run by the checks' runner with an id of
- * their own and the plant kept by the fixture; the runner judges each answer itself, so each is
- * recorded, with what it found, once the run is over.
- */
+/** The operation's checks, each answer recorded with what the checks' runner found. */
 async function runOperationChecks(
   operation: DeclaredOperation,
   context: RunContext,
@@ -339,11 +288,7 @@ async function runOperationChecks(
   if ('error' in report) fail(checks, [describeError(report.error)]);
 }
 
-/**
- * Every operation's sample (`sample` in its checks), each about a fresh id of its own that no
- * plant has, expecting the status the operation declares for it. A plant a sample stores is the
- * run's, and deleted by the clean-up with the rest.
- */
+/** Every operation's sample, about a fresh id no plant has. */
 export function sampleCases(token: string): ContractCase[] {
   return declaredOperations.map((operation) => ({
     name: `the sample of ${routeKey(operation)}, about an id no plant has`,
@@ -354,11 +299,9 @@ export function sampleCases(token: string): ContractCase[] {
 }
 
 /**
- * Follows the list's next links from the first page (`limit` = `walkLimit`) to the last, creating
- * a fresh plant and deleting the one before it between pages (the clean-up deletes the last).
- * Each page must be a 200 whose next link goes on with the same limit; the walk must end; no id
- * may appear twice; and each plant the run stored, present throughout, must appear exactly once,
- * as stored. Returns the first next link, for the cursor cases, and how far the walk went.
+ * Follows the next links to the last page while plants come and go between pages. Each page must
+ * be a 200 going on with the same limit, the walk must end, and each plant the run stored appear
+ * exactly once, as stored. Returns the first next link, for the cursor cases.
  */
 async function listWalk(
   { options, run, exchange, record, fail }: RunContext,
@@ -409,7 +352,6 @@ async function listWalk(
     if (problems.length > 0 || next === undefined) break;
     targets.add(next);
     firstNext ??= next;
-    // Plants come and go while the walk goes on; those present throughout are checked below.
     const fresh = freshPlantId();
     await run({
       name: 'a plant created during the list walk',
@@ -457,43 +399,27 @@ function cursorCases(next: string, options: ContractOptions): ContractCase[] {
   const target = (query: Record<string, string>) =>
     `${url.pathname}?${new URLSearchParams(query).toString()}`;
   const changed = `${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`;
-  const refused = {
-    method: 'GET',
-    headers,
-    expect: [400],
-    why: 'a cursor the API did not issue for this limit (x-issued-in-link)',
-  } as const;
+  const why = 'a cursor the API did not issue for this limit (x-issued-in-link)';
+  const refused = (name: string, path: string) =>
+    ({ name, method: 'GET', path, headers, expect: [400], why }) as const;
   return [
     {
-      name: 'a next link, followed again',
-      method: 'GET',
-      path: `${url.pathname}${url.search}`,
-      headers,
+      ...refused('a next link, followed again', `${url.pathname}${url.search}`),
       expect: [200],
       why: 'a cursor as the API issued it',
     },
-    {
-      ...refused,
-      name: 'a cursor cut short',
-      path: target({ limit: String(limit), cursor: cursor.slice(0, -1) }),
-    },
-    {
-      ...refused,
-      name: 'a cursor changed',
-      path: target({ limit: String(limit), cursor: changed }),
-    },
-    {
-      ...refused,
-      name: 'a cursor with another limit',
-      path: target({ limit: String(limit === 1 ? 2 : limit - 1), cursor }),
-    },
+    refused('a cursor cut short', target({ limit: String(limit), cursor: cursor.slice(0, -1) })),
+    refused('a cursor changed', target({ limit: String(limit), cursor: changed })),
+    refused(
+      'a cursor with another limit',
+      target({ limit: String(limit === 1 ? 2 : limit - 1), cursor }),
+    ),
   ];
 }
 
 /**
- * The cases of one run, per operation: generated bodies (for an operation with a JSON body) or
- * generated parameters (for one with none), requests without a valid token, and for a body the
- * wrong content type and one byte too many; then routes the spec does not list.
+ * Per operation: generated bodies or parameters, requests without a valid token, and for a body
+ * the wrong content type and one byte too many; then routes the spec does not list.
  */
 export function contractCases(spec: OpenApiExchanges, options: ContractOptions): ContractCase[] {
   const cases: ContractCase[] = [];
@@ -519,14 +445,11 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
     }
     const headersOf = (withToken?: string): Record<string, string> =>
       schema === undefined ? authorization(withToken) : jsonHeaders(withToken);
-    // A secured operation asked without a token answers 401, whatever the request.
     const refusedForToken = isSecured(spec, operation) && token === undefined;
     const statuses = [...documentedSuccess(operation), ...documentedStateStatuses(operation)];
     const stored = `${documentedStateStatuses(operation).join(' or ')} from what is stored`;
 
-    // Generated requests: bodies for an operation with one, parameters for one without. A body
-    // sent with a token carries the checks' tag (`checkedBody`), unless that would change whether
-    // the spec accepts it: a plant it stores is the run's own, never delivered to a subscriber.
+    // A body carries the checks' tag unless that changes whether the spec accepts it.
     const generated: Omit<ContractCase, 'method' | 'headers'>[] = [];
     if (schema !== undefined) {
       for (const text of sampled(bodyText(schema, spec), options.runs)) {
@@ -579,10 +502,7 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
         ['an unsigned token', `Bearer ${unsignedToken}`],
         ['another scheme', 'Basic Zm9vOmJhcg=='],
       ] as const) {
-        const headers = {
-          ...headersOf(),
-          ...(authorization === undefined ? {} : { authorization }),
-        };
+        const headers = { ...headersOf(), ...(authorization && { authorization }) };
         cases.push({
           ...asked,
           name,
@@ -595,25 +515,24 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
     if (validBody !== undefined && !refusedForToken) {
       const authorized = jsonHeaders(token);
       const onlyJson = { ...asked, expect: [415], why: 'the spec documents only application/json' };
+      const { 'content-type': _, ...untyped } = authorized;
       cases.push(
         {
           ...onlyJson,
           name: 'text/plain',
           headers: { ...authorized, 'content-type': 'text/plain' },
         },
-        { ...onlyJson, name: 'no content type', headers: withoutContentType(authorized) },
+        { ...onlyJson, name: 'no content type', headers: untyped },
       );
       const maxBytes = Number((resolvedRequestBody(spec, operation) as Schema)['x-max-body-bytes']);
       if (Number.isInteger(maxBytes)) {
-        const body = padded(validBody, maxBytes + 1);
-        const why = `x-max-body-bytes is ${maxBytes}`;
         cases.push({
           ...asked,
           name: `a body of ${maxBytes + 1} bytes`,
           headers: authorized,
-          body,
+          body: padded(validBody, maxBytes + 1),
           expect: [413],
-          why,
+          why: `x-max-body-bytes is ${maxBytes}`,
         });
       }
     }
@@ -632,15 +551,11 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
   return cases;
 }
 
-/**
- * JSON.parse, except that an integer a double cannot hold exactly stays exact, as a bigint;
- * `undefined` for text that is not JSON.
- */
+/** An int64 stays exact; not JSON is `undefined`, which the spec's check reports. */
 function parseExact(text: string): Json | undefined {
   try {
     return parseExactJson(text) as Json;
   } catch {
-    // An answer that is not JSON is reported by the spec's check of it.
     return undefined;
   }
 }
@@ -654,10 +569,6 @@ function authorization(token?: string): Record<string, string> {
 
 function jsonHeaders(token?: string): Record<string, string> {
   return { 'content-type': 'application/json', ...authorization(token) };
-}
-
-function withoutContentType({ 'content-type': _, ...headers }: Record<string, string>) {
-  return headers;
 }
 
 /** A JSON object body grown to exactly `bytes` bytes with a member the spec ignores. */
@@ -709,19 +620,13 @@ function documentedSuccess(operation: Operation): number[] {
     .map(Number);
 }
 
-/**
- * The statuses a request the spec accepts may still get from what is stored, not from itself,
- * as the operation documents them: no plant has the id (404), a different one has it (409).
- */
+/** The documented statuses an accepted request may get from what is stored: 404, 409. */
 function documentedStateStatuses(operation: Operation): number[] {
   const documented = Object.keys((operation.definition.responses ?? {}) as Schema).map(Number);
   return [404, 409].filter((status) => documented.includes(status));
 }
 
-/**
- * A generated body about the plant a path names carries that plant's id, when it carries one:
- * the spec's schema cannot say that the two must agree, and the operation's 400 says so.
- */
+/** A body's id set to its path's, which the schema cannot require and the operation does. */
 function withPathId(routePath: string, path: string, body: string): string {
   if (!routePath.endsWith('/{id}')) return body;
   let parsed: unknown;
@@ -740,10 +645,7 @@ function resolvedRequestBody(spec: OpenApiExchanges, operation: Operation) {
   return spec.resolve((operation.definition.requestBody ?? null) as never, '').value ?? {};
 }
 
-// --- HTTP and the report -------------------------------------------------------------------------
-
-/** The statuses seen per operation, as a table. */
-export function statusTable(statuses: ContractResult['statuses']): string {
+function statusTable(statuses: ContractResult['statuses']): string {
   const columns = [...new Set([...statuses.values()].flatMap((seen) => [...seen.keys()]))].sort();
   const rows = [...statuses.keys()];
   const width = Math.max('operation'.length, ...rows.map((row) => row.length));
@@ -760,7 +662,7 @@ export function statusTable(statuses: ContractResult['statuses']): string {
   ].join('\n');
 }
 
-/** A request or answer body, short and with every invisible character visible. */
+/** A body, short and with every invisible character visible. */
 function excerpt(body: string | Uint8Array | undefined): string {
   if (body === undefined || body.length === 0) return '(no body)';
   const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
@@ -771,7 +673,7 @@ function excerpt(body: string | Uint8Array | undefined): string {
   return `${shown} (${Buffer.byteLength(text)} bytes)`;
 }
 
-/** What `npm run contract` prints of a run: the status table, the walk, then PASS or each FAIL. */
+/** The status table, the walk, then PASS or each FAIL. */
 export function contractReport(result: ContractResult): string {
   const lines = [statusTable(result.statuses), ''];
   if (result.walk !== undefined) {
@@ -825,32 +727,24 @@ function parseCommandLine(): ContractOptions {
     process.exit(0);
   }
   const [seed, runs, walkLimit, timeoutMs] = [
-    Number(values.seed),
-    Number(values.runs),
-    Number(values['walk-limit']),
-    Number(values.timeout),
-  ];
+    values.seed,
+    values.runs,
+    values['walk-limit'],
+    values.timeout,
+  ].map(Number) as [number, number, number, number];
+  const integers = [seed, runs, walkLimit].every(Number.isInteger);
   if (
-    !values.url ||
-    !URL.canParse(values.url) ||
-    !Number.isInteger(seed) ||
-    !Number.isInteger(runs) ||
+    !URL.canParse(values.url ?? '') ||
+    !integers ||
     runs < 0 ||
-    !Number.isInteger(walkLimit) ||
     walkLimit < 1 ||
     !(timeoutMs > 0)
   ) {
     console.error(usage);
     process.exit(2);
   }
-  return {
-    url: values.url,
-    token: values.token?.trim() || undefined,
-    seed,
-    runs,
-    walkLimit,
-    timeoutMs,
-  };
+  const token = values.token?.trim() || undefined;
+  return { url: values.url as string, token, seed, runs, walkLimit, timeoutMs };
 }
 
 if (import.meta.main) {
