@@ -29,10 +29,9 @@ const sameOriginOnly =
   "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
- * `GET /docs`, its renderer's files and `/openapi.yaml`, or `undefined` for any other path: a
- * convenience of the local server, not routes of the HTTP API. The spec's first server (the local
- * run) is pointed at this server, so that "Try it out" reaches it whatever HOST and PORT are.
- * `devToken`: whether the page may hold a fresh token, only where other machines cannot reach it.
+ * `GET /docs`, its renderer's files and `/openapi.yaml`, or `undefined` for any other path: not
+ * routes of the HTTP API. The spec's first server is this one, so that "Try it out" reaches it.
+ * `devToken`: whether the page may hold a fresh token.
  */
 export async function docsResponse(
   path: string,

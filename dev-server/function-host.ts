@@ -31,11 +31,9 @@ export type WorkerSettings = {
 const localDynamoDbAttemptTimeoutMs = 10_000;
 
 /**
- * The handler in a worker thread of its own, the local counterpart of a Lambda execution
- * environment: its own module graph and `process.env` (the stack's variables and dummy credentials
- * for dynalite, nothing of the developer's own), so the unmodified handler configures itself at
- * import as on AWS. Its stdout reaches `log` line by line, as it reaches CloudWatch. Resolves once
- * the handler has loaded, so a handler that cannot load fails `npm start` at once.
+ * The handler in a worker thread, as in a Lambda execution environment: its own module graph and
+ * `process.env` (the stack's variables, dummy credentials for dynalite, nothing of the developer's
+ * own), so the unmodified handler configures itself at import as on AWS. Resolves once it loaded.
  */
 export async function startFunction(
   settings: {

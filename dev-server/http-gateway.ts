@@ -9,11 +9,9 @@ const maxRequestBytes = 10 * 1024 * 1024;
 export type RawRequest = Pick<IncomingMessage, 'method' | 'url' | 'httpVersion' | 'rawHeaders'>;
 
 /**
- * One HTTP request as API Gateway HTTP API hands it to Lambda with payload format 2.0, as far as a
- * handler of JSON bodies can tell: header names lower-cased and repeats joined with commas, the
- * query string decoded beside `rawQueryString` as sent, the body as text when it is UTF-8 text
- * (text/*, JSON), else base64; each map left out when empty. Cookies stay in the headers: no
- * handler reads them.
+ * One HTTP request as an HTTP API hands it to Lambda (payload 2.0), as far as a handler of JSON
+ * can tell: the body as text when it is UTF-8 text (text/*, JSON), else base64; each map left out
+ * when empty. Cookies stay in the headers: no handler reads them.
  */
 export function toEventV2(
   request: RawRequest,

@@ -51,25 +51,14 @@ export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
     | undefined;
 }
 
-export interface LocalApi {
-  /** Base URL of the API, also the token issuer. */
-  readonly url: string;
-  /** Whether only this machine can reach it (every address HOST names is loopback). */
-  readonly loopbackOnly: boolean;
-  readonly issuer: DevIssuer;
-  readonly dataDir: string | undefined;
-  /** The webhook's dead letters and the secret it signs with, when `webhook` was given. */
-  readonly webhook: (LocalWebhook & { readonly secret: string }) | undefined;
-  /** Finishes requests in flight, stops the functions, flushes the store, unlocks the directory. */
-  close(): Promise<void>;
-}
+export type LocalApi = Awaited<ReturnType<typeof startLocalApi>>;
 
 /**
  * Starts, in order: the data directory's lock, the issuer's key, dynalite for the table, the
  * webhook, the HTTP server (listening at once, holding requests), then the unmodified handlers,
  * with the issuer (Cognito's stand-in) at the server's own URL.
  */
-export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+export async function startLocalApi(options: LocalApiOptions) {
   const { host, port, dataDir, log = console.log } = options;
   const client = options.client ?? { id: defaults.clientId, secret: defaults.clientSecret };
   const loopbackOnly = await isLoopback(host);
@@ -92,7 +81,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
     stops.push(() => dynamodb.close());
     // Before any function can write, so that the stream records every new item.
-    let webhook: LocalApi['webhook'];
+    let webhook: (LocalWebhook & { readonly secret: string }) | undefined;
     if (options.webhook !== undefined) {
       const secret = options.webhook.secret ?? (await loadOrCreateWebhookSecret(dataDir));
       const started = await startLocalWebhook({
@@ -148,8 +137,9 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     );
 
     let closing: Promise<void> | undefined;
-    const close = () => (closing ??= stopAll());
-    return { url: server.url, loopbackOnly, issuer, dataDir, webhook, close };
+    // `url` is also the issuer's; `loopbackOnly`: every address HOST names is loopback.
+    const { url } = server;
+    return { url, loopbackOnly, issuer, dataDir, webhook, close: () => (closing ??= stopAll()) };
   } catch (error) {
     // Requests held for the start get their 503 before the server drains them.
     handler.resolve(undefined);

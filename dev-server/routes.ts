@@ -25,11 +25,9 @@ import type { RequestHandler } from './server.ts';
 const tokenBodyMaxBytes = 4 * 1024;
 
 /**
- * The operation whose route is this method and path, as an HTTP API matches routes: the method
- * exactly, the path segment by segment, a `{name}` standing for one whole non-empty segment, which
- * reaches the function decoded (a segment that does not decode is passed as sent). A literal
- * segment wins over a parameter. `undefined` for any other method or path, a known path with
- * another method included: API Gateway answers those itself.
+ * The operation whose route is this method and path, as an HTTP API matches: a `{name}` is one
+ * whole non-empty segment, passed decoded if it decodes, and a literal segment wins over it.
+ * `undefined` for any other method or path, a known path with another method included.
  */
 export function matchRoute(
   method: string,

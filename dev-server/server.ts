@@ -36,11 +36,9 @@ const ownHostNames = ['127.0.0.1', 'localhost', '::1'];
 const shutdownGraceMs = 5_000;
 
 /**
- * The HTTP listener: it listens at once and holds each request until `handler` is ready, as API
- * Gateway holds one through a cold start. Only a `Host` that names this server is answered, so a
- * page on another name that resolves to loopback (DNS rebinding) gets 421. The log line has the
- * path only: a client may put `?access_token=…` in the query string. What Node answers by itself
- * gets the gateway's `{"message": …}` body too.
+ * Listens at once and holds each request until `handler` is ready, as API Gateway holds one through
+ * a cold start. A `Host` that names no name of this server (DNS rebinding) gets 421. The log line
+ * has the path only: a client may put `?access_token=…` in the query string.
  */
 export async function startServer(
   options: ServerOptions,

@@ -21,13 +21,7 @@ export interface LocalWebhookOptions {
   readonly maxReceiveCount?: number;
 }
 
-export interface LocalWebhook {
-  /** Where each dead letter is appended; `undefined` in memory, where the log has them. */
-  readonly deadLetterFile: string | undefined;
-  /** Stream records not yet moved, and messages not yet deleted: both 0 once all is delivered. */
-  backlog(): Promise<{ readonly records: number; readonly messages: number }>;
-  close(): Promise<void>;
-}
+export type LocalWebhook = Awaited<ReturnType<typeof startLocalWebhook>>;
 
 /**
  * The new-plant webhook on this machine (docs/local-development.md#webhooks-locally): the table's
@@ -42,7 +36,7 @@ export async function startLocalWebhook(options: {
   readonly dataDir: string | undefined;
   readonly webhook: LocalWebhookOptions;
   readonly log: (line: string) => void;
-}): Promise<LocalWebhook> {
+}) {
   const { level, tableName, dataDir, webhook, log } = options;
   const { region } = localAwsCredentials;
   const keys = [signingKeyOf(webhook.secret)];
@@ -88,12 +82,14 @@ export async function startLocalWebhook(options: {
 
   let closing: Promise<void> | undefined;
   return {
+    /** Where each dead letter is appended; `undefined` in memory, where the log has them. */
     deadLetterFile: deadLetters.file,
+    /** Stream records not yet moved, and messages not yet deleted: both 0 once all is delivered. */
     backlog: async () => {
       const { visible, inFlight } = queue.counts();
       return { records: (await stream.read(1_000)).length, messages: visible + inFlight };
     },
-    close: () =>
+    close: (): Promise<void> =>
       (closing ??= (async () => {
         stopping = true;
         await mapping.stop();

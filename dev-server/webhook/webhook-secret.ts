@@ -5,12 +5,12 @@ import { ensureDataDir, readPrivateFile, writePrivateFile } from '../data-dir.ts
 
 /** Why `PLANTS_WEBHOOK_URL` is no absolute http(s) URL (locally, http is fine), or `undefined`. */
 export function webhookUrlProblem(url: string): string | undefined {
-  if (!URL.canParse(url)) return `is not a URL: "${url}"`;
-  const { protocol, hostname } = new URL(url);
+  // A URL of either scheme always names a host: `http://` alone does not parse.
+  const { protocol } = URL.parse(url) ?? {};
+  if (protocol === undefined) return `is not a URL: "${url}"`;
   if (protocol !== 'http:' && protocol !== 'https:') {
     return `must be an http:// or https:// URL, got "${url}"`;
   }
-  if (hostname === '') return `names no host: "${url}"`;
   return undefined;
 }
 
