@@ -14,18 +14,15 @@ import { requireHttpEvent } from './http/require-http-event.ts';
 import { jsonLogger, type Logger } from './log.ts';
 import type { Operation } from './operation.ts';
 
-/** What every operation's handler is built from; `Store` is the part of the port it calls. */
+/** `Store` is the part of the port the handler calls. */
 export type OperationDependencies<Store> = {
   readonly store: Store;
   readonly verifyToken: TokenVerifier;
   readonly requiredScope: string;
-  /** The `Service` dimension of the request metrics. @default 'plant-store' */
   readonly service?: string;
-  /** @default jsonLogger */
   readonly log?: Logger;
 };
 
-/** The counters an operation's requests add to: its own outcomes beside the shared failures. */
 export function countersOf<Own extends Operation['outcomes']>(operation: {
   readonly outcomes: Own;
 }): typeof failureCounters & Own {

@@ -2,46 +2,29 @@ import type { Agent } from 'node:http';
 import { type AwsCredentials, signRequest } from './aws-signature-v4.ts';
 import { keepAliveAgent, sendRequest } from './outbound-http.ts';
 
-/**
- * A client for one AWS service that speaks the AWS JSON protocol (`POST /`, the operation in
- * `X-Amz-Target`), such as DynamoDB, SQS and Secrets Manager: SigV4 over a keep-alive agent, one
- * deadline per attempt, bounded retries with full-jitter backoff. The functions' AWS calls go
- * through it instead of the AWS SDK (docs/decisions/0001-no-aws-sdk-in-the-function.md); a service
- * with its own retry rule or error types passes them in (`dynamodb-client.ts`).
- */
+/** The functions' AWS calls, instead of the SDK (docs/decisions/0001-no-aws-sdk-in-the-function.md). */
 export type AwsJsonClientOptions = {
   readonly endpoint: URL;
   readonly region: string;
   readonly credentials: AwsCredentials;
-  /** The SigV4 signing name: `sqs`, `secretsmanager`. */
   readonly signingName: string;
-  /** What `X-Amz-Target` puts before the operation: `AmazonSQS`, `secretsmanager`. */
+  /** Before the operation in `X-Amz-Target`. */
   readonly targetPrefix: string;
-  /** The protocol version in the content type: SQS speaks 1.0, Secrets Manager 1.1. */
   readonly jsonVersion: '1.0' | '1.1';
-  /** Connect, send and answer must all fit. @default 2000 */
+  /** Connect, send and answer. */
   readonly attemptTimeoutMs?: number;
-  /** @default 3 */
   readonly maxAttempts?: number;
-  /** The first retry waits up to this long, doubling each time, capped at 1 s. @default 100 */
+  /** Full jitter, doubling, capped at 1 s. */
   readonly backoffBaseMs?: number;
-  /** @default a keep-alive agent of 10 sockets */
   readonly agent?: Agent;
-  /** @default 256 KiB: the deliverer's answers are small, a secret or nothing at all */
   readonly maxResponseBytes?: number;
-  /**
-   * Whether an error answer is worth another attempt.
-   * @default a server error, 429, or a type that names throttling
-   */
   readonly retryable?: (statusCode: number, type: string) => boolean;
-  /** The error an answer that is not retried becomes. @default an `AwsServiceError` */
   readonly serviceError?: (
     operation: string,
     statusCode: number,
     type: string,
     payload: Record<string, unknown>,
   ) => Error;
-  /** The error when every attempt failed. @default an `AwsUnavailableError` */
   readonly unavailableError?: (operation: string, attempts: number, cause: unknown) => Error;
 };
 

@@ -19,11 +19,8 @@ const hmac = (key: Buffer | string, data: string) =>
   createHmac('sha256', key).update(data, 'utf8').digest();
 
 /**
- * AWS Signature Version 4 for one request with a body held in memory, as the AWS JSON protocol
- * sends it (docs/decisions/0117-sigv4-signed-with-node-crypto.md). Returns the
- * headers to send, named in lower case: the given ones plus content-length, host, x-amz-date, the
- * session token and authorization, all of them signed. Cross-checked against
- * @smithy/signature-v4 in the tests.
+ * SigV4 for a body held in memory (docs/decisions/0117-sigv4-signed-with-node-crypto.md); every
+ * header returned is signed. The tests cross-check it against @smithy/signature-v4.
  */
 export function signRequest(
   request: SignableRequest,
@@ -65,10 +62,7 @@ export function signRequest(
   return headers;
 }
 
-/**
- * The derived key depends only on the secret, the day and the scope, so it is derived once a day
- * rather than per request (four of a request's five HMACs), as the AWS SDK caches it.
- */
+/** Derived once a day, not per request, as the AWS SDK caches it. */
 let lastSigningKey: { readonly id: string; readonly key: Buffer } | undefined;
 
 function signingKeyFor(
@@ -87,12 +81,8 @@ function signingKeyFor(
   return lastSigningKey.key;
 }
 
-/**
- * A header value as the AWS SDK signs it: line breaks read as spaces, each run of spaces and tabs
- * one space, and none at either end. Other whitespace (a no-break space, an em space, a byte-order
- * mark) is part of the value and signed as it is: collapsing it too would sign a value other than
- * the one the SDK, and so AWS, signs.
- */
+/** As the AWS SDK signs it: other whitespace (U+00A0, a BOM) is part of the value. */
+
 const canonicalValue = (value: string) =>
   value
     .replace(/[\r\n]/g, ' ')

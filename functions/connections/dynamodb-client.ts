@@ -4,26 +4,17 @@ import type { AwsCredentials } from './aws-signature-v4.ts';
 import { keepAliveAgent } from './outbound-http.ts';
 
 /**
- * The DynamoDB calls of the store adapter, over the AWS JSON protocol client
- * (`aws-json-client.ts`) with DynamoDB's retryable error types and its typed errors. It exists because the AWS SDK v3 client
- * costs more cold init than the two calls this function makes are worth
- * (docs/decisions/0001-no-aws-sdk-in-the-function.md); it is kept behind the store port so the SDK
- * can come back by changing one file.
+ * The SDK costs more cold init than these calls are worth
+ * (docs/decisions/0001-no-aws-sdk-in-the-function.md); behind the store port, it could come back.
  */
 export type DynamoDbClientOptions = {
   readonly endpoint: URL;
   readonly region: string;
   readonly credentials: AwsCredentials;
-  /** Connect, send and answer must all fit; DynamoDB answers far sooner. @default 800 */
   readonly attemptTimeoutMs?: number;
-  /** @default 3 */
   readonly maxAttempts?: number;
-  /** The first retry waits up to this long, doubling each time, capped at 1 s. @default 100 */
   readonly backoffBaseMs?: number;
-  /**
-   * The keep-alive connections to `endpoint`, perhaps with one opened ahead (`preconnect`).
-   * @default a keep-alive agent of 50 sockets
-   */
+  /** Perhaps with a connection opened ahead (`preconnect`). */
   readonly agent?: Agent;
 };
 
