@@ -1,8 +1,5 @@
-// openapi.yaml as a judge of HTTP exchanges: which operation a request reaches, whether a body is
-// one the spec accepts, and whether an answer is one the spec documents for it. The JSON Schema
-// work (the OpenAPI 3.1 dialect, `$ref`s, `oneOf`, `pattern` with the `u` flag) is
-// @hyperjump/json-schema's; this module only picks, as OpenAPI says, which schema a part of an
-// exchange answers to.
+// openapi.yaml as a judge of HTTP exchanges. @hyperjump/json-schema does the JSON Schema work;
+// this module only picks, as OpenAPI says, which schema a part of an exchange answers to.
 import { readFile } from 'node:fs/promises';
 import { BASIC } from '@hyperjump/json-schema/experimental';
 import {
@@ -16,7 +13,7 @@ import { parse } from 'yaml';
 
 export const specUrl = new URL('../openapi.yaml', import.meta.url);
 
-/** Where the document is registered: a name only (`.invalid` never resolves), as a file: URI may not be. */
+/** A name only (`.invalid` never resolves), as a file: URI may not be. */
 const documentUri = 'https://plant-store.invalid/openapi.json';
 const openApi31Dialect = 'https://spec.openapis.org/oas/3.1/schema-base';
 /** The spec's Responses Object for any method and path that `paths` does not list. */
@@ -25,61 +22,51 @@ const unmatchedRouteResponses = '/x-unmatched-route-responses';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-export interface Route {
-  readonly method: string;
-  readonly path: string;
-}
+export type Route = { readonly method: string; readonly path: string };
 
-export interface Answer {
+/** Header names in lower case. */
+export type Answer = {
   readonly status: number;
-  /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
-}
+};
 
 export interface Operation {
   /** `operationId`, or `METHOD /path` when it has none. */
   readonly name: string;
-  /** The `paths` key it is listed under, e.g. `/plants/{id}`. */
+  /** Its `paths` key, e.g. `/plants/{id}`. */
   readonly template: string;
-  /** JSON Pointer of the Operation Object in the document. */
   readonly pointer: string;
   readonly definition: JsonObject;
 }
 
-/** A Parameter Object of an operation (its path item's too), `$ref`s followed. */
+/** A Parameter Object, `$ref`s followed. */
 export interface Parameter {
   readonly name: string;
   readonly in: 'path' | 'query' | 'header' | 'cookie';
   readonly required: boolean;
-  /** The parameter's schema, resolved, for generating values. */
+  /** Resolved, for generating values. */
   readonly schema: JsonObject;
-  /** JSON Pointer of its schema in the document. */
   readonly schemaPointer: string;
   readonly definition: JsonObject;
 }
 
 export interface OpenApiExchanges {
   readonly document: JsonObject;
-  /** The operation `paths` lists for this method and path (a query string is ignored), if any. */
+  /** A query string is ignored. */
   operationOf(route: Route): Operation | undefined;
-  /** The operation's path and query parameters. */
   parameters(operation: Operation): Parameter[];
   /**
-   * Whether the spec accepts the parameters of a request to the operation, `target` being its
-   * path and query as sent: each required one present, none given twice unless its schema is an
-   * array, and each the text of a value its schema accepts, as OpenAPI serializes a primitive
-   * (path segments and query values decoded first). An integer is accepted only as its canonical
-   * decimal text, exact over the int64 range: `01`, `1.0`, `+1` and `-0` are no integer's text.
+   * `target` is the path and query as sent: each required parameter present, none twice unless an
+   * array, each the text of a value its schema accepts (an integer only as canonical decimals).
    */
   acceptsParameters(operation: Operation, target: string): boolean;
-  /** The request body schema of an operation's JSON media type, resolved, for generating bodies. */
+  /** The JSON media type's schema, resolved, for generating bodies. */
   requestBodySchema(operation: Operation): JsonObject | undefined;
-  /** Whether the spec accepts this JSON text as the operation's request body. */
   acceptsBody(operation: Operation, body: string): boolean;
-  /** What is wrong with an answer to a request on this route; empty when the spec documents it. */
+  /** What is wrong with an answer on this route; empty when the spec documents it. */
   checkAnswer(route: Route, answer: Answer): string[];
-  /** Follows a local `$ref` (`#/...`) to what it names, with that value's pointer. */
+  /** Follows a local `$ref` to what it names, with that value's pointer. */
   resolve(value: Json, pointer: string): { value: Json; pointer: string };
 }
 
@@ -95,17 +82,11 @@ export async function loadOpenApiExchanges(url: URL = specUrl): Promise<OpenApiE
   unregisterSchema(documentUri);
   registerSchema(document, documentUri, openApi31Dialect);
 
-  const validators = new Map<string, Validator>();
-  const validatorAt = async (pointer: string): Promise<Validator> => {
-    let validator = validators.get(pointer);
-    if (validator === undefined) {
-      validator = await validate(`${documentUri}#${encodeURI(pointer)}`);
-      validators.set(pointer, validator);
-    }
-    return validator;
-  };
   // Compiled up front, so that checking an answer stays synchronous.
-  for (const pointer of schemaPointers(document)) await validatorAt(pointer);
+  const validators = new Map<string, Validator>();
+  for (const pointer of schemaPointers(document)) {
+    validators.set(pointer, await validate(`${documentUri}#${encodeURI(pointer)}`));
+  }
   const check = (pointer: string, value: Json): OutputUnit[] => {
     const validator = validators.get(pointer);
     if (validator === undefined) throw new Error(`no schema compiled at ${pointer}`);
@@ -239,10 +220,7 @@ function mediaTypeOf(content: JsonObject, contentType: string): string | undefin
     .find((name) => name !== undefined);
 }
 
-/**
- * A header's text as the value its schema describes: OpenAPI's `simple` style, which is a
- * header's only style, spells a number or a boolean as its plain text.
- */
+/** A header's text as its value: the `simple` style spells a number or boolean plainly. */
 function headerValue(
   schema: Json | undefined,
   text: string,
@@ -279,12 +257,9 @@ function operationOf(document: JsonObject, route: Route): Operation | undefined 
   };
 }
 
-/** A request target's path and its query string (without the `?`). */
 function splitTarget(target: string): { path: string; query: string } {
-  const queryStart = target.indexOf('?');
-  return queryStart < 0
-    ? { path: target, query: '' }
-    : { path: target.slice(0, queryStart), query: target.slice(queryStart + 1) };
+  const [path = '', ...query] = target.split('?');
+  return { path, query: query.join('?') };
 }
 
 /** The path's values of a template's `{name}`s, decoded; `undefined` when it does not match. */
@@ -316,26 +291,24 @@ function parametersOf(document: JsonObject, operation: Operation): Parameter[] {
         `${where}/parameters/${index}`,
       );
       const definition = value as JsonObject;
-      const schema = resolveReference(document, definition.schema ?? {}, `${pointer}/schema`);
-      const parameter: Parameter = {
+      const schema = resolveReference(document, definition.schema ?? {}, `${pointer}/schema`).value;
+      found.set(`${definition.in} ${definition.name}`, {
         name: String(definition.name),
         in: definition.in as Parameter['in'],
         required: definition.required === true,
-        schema: schema.value as JsonObject,
+        schema: schema as JsonObject,
         schemaPointer: `${pointer}/schema`,
         definition,
-      };
-      found.set(`${parameter.in} ${parameter.name}`, parameter);
+      });
     }
   }
   return [...found.values()];
 }
 
 /**
- * The value whose text a parameter value is, as OpenAPI's `simple` and `form` styles write a
- * primitive: an integer's canonical decimal digits (as a bigint when beyond a double's exact
- * range, checked against the format's exact bounds here, since a validator reads a double), a
- * number's JSON text, `true` or `false`, or the text itself; `undefined` when it is none.
+ * The value a parameter's text spells as the `simple` and `form` styles write a primitive, or
+ * `undefined`. An integer is checked against its format's exact bounds here: a validator reads a
+ * double.
  */
 function parameterValue(schema: JsonObject, text: string): Json | undefined {
   switch (schema.type) {
@@ -395,22 +368,19 @@ function schemaPointers(document: JsonObject): string[] {
       addContent(response.value, response.pointer);
       const headers = ((response.value as JsonObject).headers ?? {}) as JsonObject;
       for (const [name, headerReference] of Object.entries(headers)) {
-        const header = resolveReference(
-          document,
-          headerReference,
-          `${response.pointer}/headers/${pointerToken(name)}`,
-        );
+        const at = `${response.pointer}/headers/${pointerToken(name)}`;
+        const header = resolveReference(document, headerReference, at);
         if ((header.value as JsonObject).schema !== undefined)
           pointers.push(`${header.pointer}/schema`);
       }
     }
   };
   const addContent = (holder: Json, where: string) => {
-    for (const [name, media] of Object.entries(
-      ((holder as JsonObject).content ?? {}) as JsonObject,
-    )) {
-      if ((media as JsonObject).schema !== undefined)
+    const content = ((holder as JsonObject).content ?? {}) as JsonObject;
+    for (const [name, media] of Object.entries(content)) {
+      if ((media as JsonObject).schema !== undefined) {
         pointers.push(`${where}/content/${pointerToken(name)}/schema`);
+      }
     }
   };
   for (const [path, item] of Object.entries((document.paths ?? {}) as JsonObject)) {
@@ -422,14 +392,8 @@ function schemaPointers(document: JsonObject): string[] {
         const body = resolveReference(document, definition.requestBody, `${where}/requestBody`);
         addContent(body.value, body.pointer);
       }
-      for (const parameter of parametersOf(document, {
-        name: '',
-        template: path,
-        pointer: where,
-        definition,
-      })) {
-        pointers.push(parameter.schemaPointer);
-      }
+      const operationAt = { name: '', template: path, pointer: where, definition };
+      pointers.push(...parametersOf(document, operationAt).map((each) => each.schemaPointer));
       addResponses(definition.responses, `${where}/responses`);
     }
   }
@@ -463,7 +427,6 @@ function pointerGet(document: Json, pointer: string): Json | undefined {
   return value;
 }
 
-/** One JSON Pointer token. */
 function pointerToken(token: string): string {
   return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
