@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { toEventV2 } from '../dev-server/http-gateway.ts';
 import { requestPath, type SampleRequest } from '../functions/operation.ts';
 import {
@@ -12,7 +12,7 @@ import {
   routeKey,
 } from '../functions/operations.ts';
 import { operationConstructId } from '../infra/constructs/operation-function.ts';
-import type { BuiltBundle } from './bundles.ts';
+import { type BuiltBundle, bundleName, hasReferences } from './bundles.ts';
 import { interleaved, loadAverage, median, pad, percentile, round } from './lab.ts';
 import {
   findLambdaFunction,
@@ -23,7 +23,7 @@ import type { Deployment } from './support/cloudformation.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from './support/https-endpoint.ts';
 import { deployedEnvironment } from './support/lambda-environment.ts';
 import { type InvokeResult, startLambdaProcess } from './support/lambda-process.ts';
-import { createThrowawayCa, type ThrowawayCa } from './support/throwaway-ca.ts';
+import { createThrowawayCa } from './support/throwaway-ca.ts';
 
 /**
  * The cold request a caller of a new Lambda environment waits for (docs/performance.md): a fresh
@@ -61,24 +61,18 @@ export type ColdRequestOptions = {
   readonly rounds: number;
   readonly rtts: readonly number[];
   readonly operations: readonly OperationName[];
-  readonly references: {
-    readonly floor: BuiltBundle;
-    readonly operations: {
-      readonly [name in OperationName]?: Readonly<Record<'limit' | 'bare', BuiltBundle>>;
-    };
-  };
+  /** FLOOR, and every LIMIT and BARE by `bundleName`. */
+  readonly bundles: readonly BuiltBundle[];
+  readonly swaps: readonly BuiltBundle[];
   /** Mints a token with every scope, claiming the issuer it is given. */
   readonly issuer: { readonly url: string; mint(issuer: string): Promise<string> };
   /** dynalite, plain HTTP on loopback. */
   readonly store: { readonly endpoint: string; readonly tableName: string };
   readonly log: (message: string) => void;
   /** `--cpu-prof` of every shipped and LIMIT process, into `<operation>-<variant>/` here. */
-  readonly cpuProfileDir?: string;
-  /** create-plant's shipped bundle with modules replaced (`--swap`). */
-  readonly swaps?: readonly BuiltBundle[];
+  readonly cpuProfileDir?: string | undefined;
 };
 
-const region = 'eu-west-1';
 /** The functions' audience: the Cognito client id the tokens carry. */
 export const clientId = 'test-client';
 export const coldRequestVariants: readonly ColdRequestVariant[] = ['limit', 'bare', 'shipped'];
@@ -93,135 +87,113 @@ export const coldRequestLabel = {
 const variantId = (operation: OperationName, variant: ColdRequestVariant) =>
   `${operation}:${variant}`;
 
-type Runner = { readonly spec: LambdaFunctionSpec; readonly operation: OperationName };
-
-export async function measureColdRequests(
-  options: ColdRequestOptions,
-): Promise<ColdRequestFigures[]> {
-  const { log, references } = options;
+export async function measureColdRequests(options: ColdRequestOptions) {
+  const { log } = options;
   log('cold request: synthesizing the app as `cdk synth` does ...');
-  // Only the templates and assets are read, and aws-cdk-lib's CloudFormation validation leaves both
-  // as they are: the slowest part of a synth is skipped.
+  // Validation changes neither templates nor assets, and is the slowest part of a synth.
   const assembly = await synthesizeApp({ validate: false });
+  const ca = await createThrowawayCa();
   const shippedOf = (operation: OperationName) =>
     findLambdaFunction(assembly, `${operationConstructId({ name: operation })}/Function/Resource`);
-  const asset = (spec: LambdaFunctionSpec, bundle: BuiltBundle) => ({
-    ...spec,
-    assetDir: path.dirname(bundle.file),
-  });
-  const create = shippedOf('create-plant');
   // Each reference runs as its operation's function would: that function's template and scope.
-  const runners = new Map<string, Runner>([
-    ['floor', { spec: asset(create, references.floor), operation: 'create-plant' }],
-  ]);
-  for (const operation of options.operations) {
+  const runners = new Map<string, { spec: LambdaFunctionSpec; operation: OperationName }>();
+  const add = (id: string, operation: OperationName, bundle?: BuiltBundle) => {
     const spec = shippedOf(operation);
-    const own = references.operations[operation];
-    if (own !== undefined) {
-      runners.set(variantId(operation, 'limit'), { spec: asset(spec, own.limit), operation });
-      runners.set(variantId(operation, 'bare'), { spec: asset(spec, own.bare), operation });
+    runners.set(id, {
+      spec: bundle ? { ...spec, assetDir: path.dirname(bundle.file) } : spec,
+      operation,
+    });
+  };
+  const bundle = (name: string) => options.bundles.find((each) => each.name === name);
+  add('floor', 'create-plant', bundle('floor'));
+  for (const operation of options.operations) {
+    for (const role of ['limit', 'bare'] as const) {
+      const reference = hasReferences(operation) && bundle(bundleName(role, operation));
+      if (reference) add(variantId(operation, role), operation, reference);
     }
-    runners.set(variantId(operation, 'shipped'), { spec, operation });
+    add(variantId(operation, 'shipped'), operation);
   }
-  for (const swap of options.swaps ?? []) {
-    runners.set(`swap:${swap.name}`, { spec: asset(create, swap), operation: 'create-plant' });
-  }
-  const ca = await createThrowawayCa();
+  for (const swap of options.swaps) add(`swap:${swap.name}`, 'create-plant', swap);
+  let nextId = BigInt(Date.now()) * 1000n + 500n;
+
+  const figures = [];
   try {
-    return await measureEachRtt(options, runners, ca);
+    for (const rttMs of options.rtts) {
+      const endpoints: HttpsEndpoint[] = [];
+      try {
+        for (const upstream of [options.issuer.url, options.store.endpoint]) {
+          endpoints.push(await startHttpsEndpoint(new URL(upstream), ca, { rttMs }));
+        }
+        const [issuerEndpoint, storeEndpoint] = endpoints as [HttpsEndpoint, HttpsEndpoint];
+        const issuerUrl = issuerEndpoint.url.origin;
+        const deployment: Deployment = {
+          region: 'eu-west-1',
+          accountId: '123456789012',
+          resources: {
+            'AWS::DynamoDB::Table': { ref: options.store.tableName },
+            'AWS::Cognito::UserPool': { attributes: { ProviderURL: issuerUrl } },
+            'AWS::Cognito::UserPoolClient': { ref: clientId },
+          },
+        };
+        const token = await options.issuer.mint(issuerUrl);
+        const ports = {
+          jwks: Number(issuerEndpoint.url.port),
+          dynamodb: Number(storeEndpoint.url.port),
+        };
+
+        const once = async (name: string): Promise<ColdRequestSample> => {
+          const runner = runners.get(name);
+          if (!runner) throw new Error(`no asset for ${name}`);
+          const env = deployedEnvironment({
+            fn: runner.spec,
+            deployment,
+            ca,
+            dynamodbEndpoint: storeEndpoint.url,
+          });
+          const profile = options.cpuProfileDir && /:(shipped|limit)$/.test(name);
+          const lambda = await startLambdaProcess({
+            env,
+            execArgv: profile
+              ? [
+                  '--cpu-prof',
+                  '--cpu-prof-interval=100',
+                  `--cpu-prof-dir=${path.join(options.cpuProfileDir ?? '', name.replace(':', '-'))}`,
+                ]
+              : [],
+          });
+          try {
+            const declared = operationNamed(runner.operation);
+            const { sample } = checksOf(declared);
+            const event = gatewayEvent(declared, sample.request(String(nextId++)), token);
+            const result = await lambda.invoke(event);
+            const status = (result.result as { statusCode?: number } | undefined)?.statusCode;
+            if (!result.ok || status !== (name === 'floor' ? 200 : sample.status)) {
+              throw new Error(
+                `${name} answered ${status ?? result.error}: ${JSON.stringify(result.result)}\n${lambda.output()}`,
+              );
+            }
+            return sampleOf(lambda.initMs, result, ports);
+          } finally {
+            await lambda.close();
+          }
+        };
+
+        const rotation = [...runners.keys()];
+        // One unmeasured round warms the fixtures' own side (their first TLS handshakes).
+        for (const name of rotation) await once(name);
+        log(
+          `cold request, RTT ${rttMs} ms: ${options.rounds} rounds of ${rotation.join(', ')} ...`,
+        );
+        figures.push(summarize(rttMs, options, await interleaved(options.rounds, rotation, once)));
+      } finally {
+        for (const endpoint of endpoints) await endpoint.close();
+      }
+    }
+    return figures;
   } finally {
     await rm(assembly.outdir, { recursive: true, force: true });
     await rm(ca.dir, { recursive: true, force: true });
   }
-}
-
-async function measureEachRtt(
-  options: ColdRequestOptions,
-  runners: ReadonlyMap<string, Runner>,
-  ca: ThrowawayCa,
-): Promise<ColdRequestFigures[]> {
-  const { log } = options;
-  let nextId = BigInt(Date.now()) * 1000n + 500n;
-
-  const figures: ColdRequestFigures[] = [];
-  for (const rttMs of options.rtts) {
-    const endpoints: HttpsEndpoint[] = [];
-    try {
-      const issuerEndpoint = await startHttpsEndpoint(new URL(options.issuer.url), ca, {
-        rttMs,
-      });
-      endpoints.push(issuerEndpoint);
-      const storeEndpoint = await startHttpsEndpoint(new URL(options.store.endpoint), ca, {
-        rttMs,
-      });
-      endpoints.push(storeEndpoint);
-      const issuerUrl = issuerEndpoint.url.origin;
-      const deployment: Deployment = {
-        region,
-        accountId: '123456789012',
-        resources: {
-          'AWS::DynamoDB::Table': { ref: options.store.tableName },
-          'AWS::Cognito::UserPool': { attributes: { ProviderURL: issuerUrl } },
-          'AWS::Cognito::UserPoolClient': { ref: clientId },
-        },
-      };
-      const token = await options.issuer.mint(issuerUrl);
-      const ports = {
-        jwks: Number(issuerEndpoint.url.port),
-        dynamodb: Number(storeEndpoint.url.port),
-      };
-
-      const once = async (name: string): Promise<ColdRequestSample> => {
-        const runner = runners.get(name);
-        if (!runner) throw new Error(`no asset for ${name}`);
-        const env = deployedEnvironment({
-          fn: runner.spec,
-          deployment,
-          ca,
-          dynamodbEndpoint: storeEndpoint.url,
-        });
-        const profiled = options.cpuProfileDir && /:(shipped|limit)$/.test(name);
-        const lambda = await startLambdaProcess({
-          env,
-          execArgv: profiled
-            ? [
-                '--cpu-prof',
-                '--cpu-prof-interval=100',
-                `--cpu-prof-dir=${path.join(options.cpuProfileDir, name.replace(':', '-'))}`,
-              ]
-            : [],
-        });
-        try {
-          const id = String(nextId++);
-          const declared = operationNamed(runner.operation);
-          const { sample } = checksOf(declared);
-          const request = sample.request(id);
-          const result = await lambda.invoke(gatewayEvent(declared, request, token));
-          const status = (result.result as APIGatewayProxyStructuredResultV2 | undefined)
-            ?.statusCode;
-          const expected = name === 'floor' ? 200 : sample.status;
-          if (!result.ok || status !== expected) {
-            throw new Error(
-              `${name} answered ${status ?? result.error}: ${JSON.stringify(result.result)}\n${lambda.output()}`,
-            );
-          }
-          return sampleOf(lambda.initMs, result, ports);
-        } finally {
-          await lambda.close();
-        }
-      };
-
-      const rotation = [...runners.keys()];
-      // One unmeasured round warms the fixtures' own side (their first TLS handshakes).
-      for (const name of rotation) await once(name);
-      log(`cold request, RTT ${rttMs} ms: ${options.rounds} rounds of ${rotation.join(', ')} ...`);
-      const samples = await interleaved(options.rounds, rotation, once);
-      figures.push(summarize(rttMs, options, samples));
-    } finally {
-      for (const endpoint of endpoints) await endpoint.close();
-    }
-  }
-  return figures;
 }
 
 /**
@@ -340,7 +312,7 @@ function summarize(
         shippedOverFloor,
       };
     }),
-    swaps: (options.swaps ?? []).map(({ name }) => {
+    swaps: options.swaps.map(({ name }) => {
       const id = `swap:${name}`;
       const overShipped = ratios(id, shippedCreate);
       const minus = of(id).map(

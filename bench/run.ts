@@ -181,24 +181,16 @@ try {
     if (!bundle) throw new Error(`no bundle ${name}`);
     return bundle;
   };
-  const referenceBundles = Object.fromEntries(
-    operations
-      .filter(({ name }) => hasReferences(name))
-      .map(({ name }) => [
-        name,
-        { limit: byName(bundleName('limit', name)), bare: byName(bundleName('bare', name)) },
-      ]),
-  );
   const coldRequests = await measureColdRequests({
     rounds: coldRequestRounds,
     rtts,
     operations: measuredOperations,
-    references: { floor: byName('floor'), operations: referenceBundles },
+    bundles,
     issuer,
     store,
     log,
     swaps: swapped,
-    ...(flags['cpu-prof-dir'] ? { cpuProfileDir: path.resolve(flags['cpu-prof-dir']) } : {}),
+    cpuProfileDir: flags['cpu-prof-dir'] && path.resolve(flags['cpu-prof-dir']),
   });
   if (flags['cold-request-only']) {
     process.stdout.write(`\n${coldRequestTable(coldRequests).join('\n')}\n\n`);
