@@ -5,21 +5,18 @@ import { build, type Plugin } from 'esbuild';
 import { type OperationName, operations } from '../functions/operations.ts';
 import { bundleFileName, esbuildBuildOptions, functionEntry } from '../infra/bundling/bundling.ts';
 
-/** The roles a bundle plays: each operation has its shipped bundle, and may have a LIMIT and a BARE. */
 export type BundleRole = 'floor' | 'limit' | 'bare' | 'shipped' | 'shipped-noop-store';
 
 export type BundleSpec = {
   readonly name: string;
   readonly label: string;
   readonly role: BundleRole;
-  /** The operation a LIMIT, BARE or shipped bundle answers. */
   readonly operation?: OperationName;
   readonly entry: string;
-  /** Import-only cold init: for create's references and shipped bundle, not for test doubles. */
+  /** Measured by import-only cold init, and by warm runs (POST /plants: create's bundles only). */
   readonly cold: boolean;
-  /** Warm runs send POST /plants: create's bundles only. */
   readonly warm: boolean;
-  /** `dynalite` writes through the bundle's own client; `none` means the store is in-process. */
+  /** `none`: no store, or one in the bundle's own process. */
   readonly store: 'dynalite' | 'none';
 };
 
@@ -28,22 +25,14 @@ export type BuiltBundle = BundleSpec & {
   readonly bytes: number;
   readonly gzipBytes: number;
   readonly sourceMapBytes: number;
-  /** The files it was built from, relative to the working directory. */
   readonly inputs: readonly string[];
 };
 
 const reference = (file: string) => path.join(import.meta.dirname, 'reference', file);
 
-/** A LIMIT or BARE reference: the two an operation's cold request is weighed against. */
-export type ReferenceRole = 'limit' | 'bare';
-
-/**
- * The LIMIT and BARE of each operation that has them, in `reference/`. The lab is opt-in: an
- * operation without them ships and is tested all the same, and `npm run bench` measures its
- * shipped bundle and reports "no reference" where the ratios would be.
- */
+/** Opt-in: an operation without a LIMIT and a BARE is measured, with "no reference" for ratios. */
 const referenceFiles: {
-  readonly [name in OperationName]?: Readonly<Record<ReferenceRole, string>>;
+  readonly [name in OperationName]?: Readonly<Record<'limit' | 'bare', string>>;
 } = {
   'create-plant': { limit: 'limit.ts', bare: 'bare.ts' },
   'list-plants': { limit: 'limit-list.ts', bare: 'bare-list.ts' },
@@ -52,7 +41,6 @@ const referenceFiles: {
   'delete-plant': { limit: 'limit-delete.ts', bare: 'bare-delete.ts' },
 };
 
-/** Whether the operation has a LIMIT and a BARE to be weighed against. */
 export const hasReferences = (operation: OperationName) => referenceFiles[operation] !== undefined;
 
 /** create-plant's bundles keep their short names (`limit`, `bare`, `shipped`). */
@@ -102,23 +90,17 @@ export const bundleSpecs: readonly BundleSpec[] = [
   },
 ];
 
-/**
- * Builds every bundle with the stack's own esbuild options (`infra/bundling.ts`), overriding only
- * the entry point, so the `shipped` bundle is byte for byte what `cdk deploy` uploads.
- */
+/** With the stack's own esbuild options, so `shipped` is byte for byte what `cdk deploy` uploads. */
 export async function buildBundles(outDir: string): Promise<BuiltBundle[]> {
   const built: BuiltBundle[] = [];
   for (const spec of bundleSpecs) built.push(await buildBundle(outDir, spec));
   return built;
 }
 
-/**
- * The shipped bundle with some of its modules replaced (`--swap`): an alternative measured side by
- * side with the code it would replace, in the same rounds.
- */
+/** Create's shipped bundle with some of its modules replaced (`--swap`). */
 export type Swap = {
   readonly name: string;
-  /** Absolute path of a module of the bundle -> absolute path of the file that replaces it. */
+  /** Absolute path of a module -> absolute path of its replacement. */
   readonly replacements: ReadonlyMap<string, string>;
 };
 
@@ -146,7 +128,6 @@ export function buildSwap(outDir: string, swap: Swap): Promise<BuiltBundle> {
   return buildBundle(outDir, spec, [plugin]);
 }
 
-/** One bundle, with the stack's esbuild options and the spec's entry, in `outDir/<name>/`. */
 export async function buildBundle(
   outDir: string,
   spec: BundleSpec,

@@ -1,10 +1,7 @@
 import { DeleteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-/**
- * BARE for DELETE /plants/{id}: the textbook SDK handler, as `bare.ts` is for create. One
- * DeleteItem with the path's id; no auth, no validation, no error mapping.
- */
+/** BARE for DELETE /plants/{id}: the textbook SDK handler; no auth, no validation, no error mapping. */
 const client = new DynamoDBClient({});
 const tableName = process.env.PLANTS_TABLE_NAME;
 

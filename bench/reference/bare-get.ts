@@ -1,11 +1,7 @@
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-/**
- * BARE for GET /plants/{id}: the textbook SDK handler, as `bare.ts` is for create. One consistent
- * GetItem with the path's id, 404 when it finds nothing, else the item as a plain object; no auth,
- * no validation, no ETag.
- */
+/** BARE for GET /plants/{id}: the textbook SDK handler; no auth, no validation, no error mapping. */
 const client = new DynamoDBClient({});
 const tableName = process.env.PLANTS_TABLE_NAME;
 

@@ -2,11 +2,7 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { pageLimits } from '../../functions/list-plants/list-query.ts';
 
-/**
- * BARE for GET /plants: the textbook SDK handler, as `bare.ts` is for create. One Scan with the
- * asked `limit`, its items as plain objects; no auth, no validation, no pagination, no error
- * mapping.
- */
+/** BARE for GET /plants: the textbook SDK handler; no auth, no validation, no error mapping. */
 const client = new DynamoDBClient({});
 const tableName = process.env.PLANTS_TABLE_NAME;
 

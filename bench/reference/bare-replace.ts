@@ -5,11 +5,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-/**
- * BARE for PUT /plants/{id}: the textbook SDK handler, as `bare.ts` is for create. `JSON.parse`
- * and one PutItem conditioned on the plant existing, 404 when it does not; no auth, no
- * validation, no If-Match, no ETag.
- */
+/** BARE for PUT /plants/{id}: the textbook SDK handler; no auth, no validation, no error mapping. */
 const client = new DynamoDBClient({});
 const tableName = process.env.PLANTS_TABLE_NAME;
 

@@ -1,11 +1,7 @@
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-/**
- * BARE: the textbook SDK handler the shipped one is measured against. The client is created once
- * at module scope; a request is `JSON.parse` and one conditional PutItem, nothing else (no auth,
- * no validation, no error mapping). `AWS_ENDPOINT_URL_DYNAMODB` points the SDK at the store.
- */
+/** BARE for POST /plants: the textbook SDK handler; no auth, no validation, no error mapping. */
 const client = new DynamoDBClient({});
 const tableName = process.env.PLANTS_TABLE_NAME;
 

@@ -22,8 +22,5 @@ export const bodiless = (statusCode: number, headers?: Record<string, string>) =
 /** The 400 of an id that is not an int64 as the contract writes one. */
 export const badId = () => failure(400, 'id must be an integer from -2^63 to 2^63-1, as written');
 
-/**
- * An int64 as the contract writes one: no sign on 0, no leading zero, no fraction or exponent.
- * The product's own rule (`asPlantId`), not a copy of it.
- */
+/** An int64 as the contract writes one, by the product's own rule. */
 export const isInt64 = (text: string) => asPlantId(text) !== undefined;

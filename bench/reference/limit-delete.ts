@@ -1,10 +1,7 @@
 import { badId, bodiless, type Event, isInt64 } from './limit-answers.ts';
 import { dynamoDb, refusal } from './limit-runtime.ts';
 
-/**
- * LIMIT for DELETE /plants/{id}: the token, the id in canonical int64 form, one DeleteItem, and
- * 204 whether or not the plant was there (docs/decisions/0081-delete-absent-is-204.md).
- */
+/** LIMIT for DELETE /plants/{id}: one DeleteItem, 204 whether or not the plant was there (0081). */
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/write');
   if (refused) return refused;

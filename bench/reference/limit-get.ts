@@ -3,15 +3,10 @@ import { answer, badId, bodiless, type Event, failure, isInt64 } from './limit-a
 import { type Item, plantJson, precondition, revisionOf } from './limit-plant.ts';
 import { dynamoDb, refusal } from './limit-runtime.ts';
 
-/** A read plant may be kept, and revalidated before each use (docs/decisions/0128-a-read-plant-is-private-no-cache.md). */
+// Decision 0128: a read plant may be kept, and revalidated before each use.
 const caching = { 'cache-control': 'private, no-cache' };
 
-/**
- * LIMIT for GET /plants/{id}: the token, the id in canonical int64 form, If-None-Match by the
- * product's rules (a 400 when it does not parse, or with If-Match), one consistent GetItem; then
- * 404 when no plant has the id, 304 with the ETag when If-None-Match names it (weak comparison),
- * else 200 with the plant as a list item has it and its revision as a strong ETag.
- */
+/** LIMIT for GET /plants/{id}: one consistent GetItem, then 404, 304 or 200 with a strong ETag. */
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/read');
   if (refused) return refused;

@@ -6,11 +6,7 @@ export type Claims = { readonly scope?: unknown };
 
 const json = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString());
 
-/**
- * LIMIT's token check: the claims of a JWT (its three parts) when an RS256 key of the set signed it
- * and it is meant for here: `iss` exactly, `exp` ahead, `nbf` (if any) behind, and its audience
- * (`aud`, or Cognito's `client_id` when it has none) one of `audiences`. Else undefined.
- */
+/** The claims of a JWT (its three parts) an RS256 key of the set signed for here, else undefined. */
 export function verifiedClaims(
   parts: readonly string[],
   jwks: readonly Jwk[],

@@ -6,12 +6,7 @@ import { answer, type Event, failure } from './limit-answers.ts';
 import { type Item, plantJson } from './limit-plant.ts';
 import { dynamoDb, refusal } from './limit-runtime.ts';
 
-/**
- * LIMIT for GET /plants: the token, the query and the cursor by the product's rules (list-query.ts,
- * list-cursor.ts), one Scan with Limit, and the page as a JSON array (ids exact, from DynamoDB's
- * number text) with the next page's cursor in a Link header. A changed or foreign cursor is a 400
- * before any DynamoDB call.
- */
+/** LIMIT for GET /plants: one Scan with Limit; the next page's cursor in a Link header. */
 const cursors = listCursors(process.env.PLANTS_TABLE_NAME ?? '');
 
 export const handler = async (event: Event) => {

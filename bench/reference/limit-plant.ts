@@ -6,14 +6,8 @@ import { unrevised } from '../../functions/plants/plant-revision.ts';
 import { type Event, failure } from './limit-answers.ts';
 
 /**
- * What LIMIT's create, read and replace share: a plant's body as sent, its item as stored (with
- * the revision every write gives it, docs/decisions/0127-etag-is-a-revision.md), its JSON as a list
- * item has it, and the precondition header by the product's own rules.
- *
- * A sketch of the body's rules, not a second home for them: the sizes below restate `limits` of
- * functions/plants/new-plant.ts, which cannot be imported without its zod schema, and the text
- * rules (plant-text.ts, NFC) are left out. test/bench/limit.test.ts holds LIMIT to the shipped
- * answers for the requests it sends.
+ * What LIMIT's create, read and replace share. The body's sizes restate new-plant.ts's `limits`,
+ * which cannot be imported without zod; test/bench/limit.test.ts holds the answers to the product's.
  */
 export type Plant = { readonly name: string; readonly tag?: string };
 export type Item = {
@@ -23,7 +17,6 @@ export type Item = {
   readonly rev?: { readonly S: string };
 };
 
-/** Either what a step read, or the answer refusing the request. */
 export type Read<T> = (T & { readonly refused?: undefined }) | { readonly refused: Result };
 
 const text = (value: unknown, max: number): value is string =>
@@ -38,10 +31,7 @@ type Reviver = (
 ) => unknown;
 const parse = JSON.parse as (text: string, reviver: Reviver) => unknown;
 
-/**
- * The request's body as a plant, with the source text of its top-level `id` (undefined when it
- * has none), or the 415, 413 or 400 refusing it.
- */
+/** The body as a plant, with the source text of its top-level `id`, or the answer refusing it. */
 export function sentPlant(event: Event): Read<{ plant: Plant; idSource: string | undefined }> {
   if (!/^application\/json\s*(;|$)/i.test(event.headers['content-type'] ?? '')) {
     return { refused: failure(415, 'Content-Type must be application/json') };
@@ -73,7 +63,6 @@ export function sentPlant(event: Event): Read<{ plant: Plant; idSource: string |
   return { plant: tag === undefined ? { name } : { name, tag }, idSource: ids.get(sent) };
 }
 
-/** The If-Match or If-None-Match list, parsed by the product's rules, or their 400. */
 export function precondition(
   event: Event,
   name: 'If-Match' | 'If-None-Match',
@@ -86,11 +75,9 @@ export function precondition(
   }
 }
 
-/** 16 random bytes in base64url, as every create and replace writes them. */
 export const newRevision = () =>
   process.getBuiltinModule('node:crypto').randomBytes(16).toString('base64url');
 
-/** A plant stored before revisions existed has none: its revision is `unrevised`. */
 export const revisionOf = (item: Item): string => item.rev?.S ?? unrevised;
 
 export const plantItem = (id: string, { name, tag }: Plant, revision: string): Item => ({
@@ -100,10 +87,9 @@ export const plantItem = (id: string, { name, tag }: Plant, revision: string): I
   rev: { S: revision },
 });
 
-/** A list item's JSON: the id exact, from DynamoDB's number text; the tag only when there is one. */
+/** The id exact, from DynamoDB's number text. */
 export const plantJson = ({ id, name, tag }: Item) =>
   `{"id":${id.N},"name":${JSON.stringify(name.S)}${tag ? `,"tag":${JSON.stringify(tag.S)}` : ''}}`;
 
-/** Whether a write failed on its condition rather than on anything else. */
 export const conditionFailed = (output: Record<string, unknown>) =>
   String(output.__type).endsWith('#ConditionalCheckFailedException');

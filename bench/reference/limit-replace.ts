@@ -17,17 +17,8 @@ import {
 import { dynamoDb, refusal } from './limit-runtime.ts';
 
 /**
- * LIMIT for PUT /plants/{id}: the token, the id in canonical int64 form, If-Match by the product's
- * rules, the body (`limit-plant.ts`; an `id` in it only when it is the path's), then one PutItem of
- * the plant with a new revision, conditioned on the plant existing and, with If-Match, on its
- * revision being one the list names by strong comparison. 200 with the plant and its new ETag; on
- * a failed condition, the old item DynamoDB returns with it (ALL_OLD) tells a changed plant (412)
- * from an absent one (404), with no read before or after.
- *
- * `condition` is a sketch of two product rules that are not exported apart from their handler and
- * store: the revisions If-Match names (`conditionOf`, functions/replace-plant/replace-plant.ts) and
- * the write's condition on them (`conditionExpression`, functions/plants/dynamodb-plant-store.ts).
- * test/bench/limit.test.ts holds its answers to the product's.
+ * LIMIT for PUT /plants/{id}: one conditional PutItem; on a failed condition the old item DynamoDB
+ * returns (ALL_OLD) tells 412 from 404, with no read before or after.
  */
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/write');
@@ -58,10 +49,8 @@ export const handler = async (event: Event) => {
 };
 
 /**
- * The plant exists and, unless If-Match is absent or `*`, holds a revision the list names: the
- * strong tags that are revisions (`"0"`, a plant from before revisions, has no `rev`). A list that
- * names none (weak tags only) asks for a revision no plant has, so the answer still tells 404 from
- * 412.
+ * A sketch of rules the product keeps inside its handler and store (`conditionOf`,
+ * `conditionExpression`): a list naming no revision asks for one no plant has.
  */
 function condition(tags: EntityTagList | undefined) {
   if (tags === undefined || tags.any) return { ConditionExpression: 'attribute_exists(id)' };

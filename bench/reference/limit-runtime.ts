@@ -6,12 +6,8 @@ import { type Jwk, verifiedClaims } from './limit-jwt.ts';
 import { signedDynamoDbHeaders } from './limit-sigv4.ts';
 
 /**
- * What the LIMIT handlers share: the least a correct authenticated operation needs, with Node's
- * built-ins alone. Init starts the key set's GET, then DynamoDB's TLS connection, and awaits
- * neither; a request checks its RS256 token (`limit-jwt.ts`), then makes one SigV4-signed call
- * (`limit-sigv4.ts`) over that connection. Built-ins are taken without their ESM facades, as the
- * shipped bundle takes them. Plain http: endpoints (dynalite, the test issuer) work too, for the
- * warm runs and the tests.
+ * What the LIMIT handlers share (docs/performance.md). Plain http: endpoints work too, for the warm
+ * runs and the tests.
  */
 const http = process.getBuiltinModule('node:http');
 const https = process.getBuiltinModule('node:https');
@@ -70,7 +66,7 @@ class WarmAgent extends BaseAgent {
 }
 const agent = new WarmAgent({ keepAlive: true });
 
-/** The answer refusing the request, or undefined when its token is valid and carries the scope. */
+/** Undefined when the token is valid and carries the scope. */
 export async function refusal(event: Event, defaultScope: string): Promise<Result | undefined> {
   const token = /^bearer +([\w-]+)\.([\w-]+)\.([\w-]+)$/i.exec(event.headers.authorization ?? '');
   if (!token) return failure(401, 'a bearer token is required', { 'www-authenticate': 'Bearer' });
@@ -87,7 +83,6 @@ export async function refusal(event: Event, defaultScope: string): Promise<Resul
   return failure(403, `the token lacks the scope ${scope}`, { 'www-authenticate': challenge });
 }
 
-/** One DynamoDB call over the warm connection: its status and its JSON answer. */
 export async function dynamoDb(action: string, input: object) {
   const body = JSON.stringify({ TableName: env.PLANTS_TABLE_NAME, ...input });
   const headers = signedDynamoDbHeaders(endpoint, action, body, credentials, region, new Date());

@@ -9,10 +9,7 @@ export type Credentials = {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/**
- * LIMIT's SigV4 for one DynamoDB JSON call (AWS's "Create a signed AWS API request"): the headers
- * to send, every one of them signed. Written in sorted order, so the signed list is their order.
- */
+/** SigV4 headers for one DynamoDB call, all signed; written sorted, so the signed list is their order. */
 export function signedDynamoDbHeaders(
   url: URL,
   action: string,

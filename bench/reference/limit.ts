@@ -4,11 +4,8 @@ import { conditionFailed, type Item, newRevision, plantItem, sentPlant } from '.
 import { dynamoDb, refusal } from './limit-runtime.ts';
 
 /**
- * LIMIT for POST /plants: the least a correct authenticated create can do with Node's built-ins
- * (docs/performance.md). The token first, then the body (`limit-plant.ts`: JSON, name and tag,
- * here with the exact int64 id from its source text), then one conditional PutItem of the plant
- * with a new revision; a failed condition is an idempotent replay when the stored plant is the
- * same by the product's rule (`isReplay`; DynamoDB returns it with the failure), else a 409.
+ * LIMIT for POST /plants (docs/performance.md): one conditional PutItem; on a failed condition the
+ * stored plant DynamoDB returns is a replay (200) or a conflict (409).
  */
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/write');

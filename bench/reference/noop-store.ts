@@ -3,13 +3,9 @@ import { loadConfig } from '../../functions/config.ts';
 import { makeHandler } from '../../functions/create-plant/create-plant.ts';
 import type { PlantStore } from '../../functions/plants/plant-store.ts';
 
-/**
- * The shipped handler's whole chain (log, errors, auth, JSON body, parse, validate, respond) over a
- * store that does nothing, so the framework's own cost per request is visible without I/O.
- */
+/** The shipped handler's whole chain over a store that does nothing: its own cost without I/O. */
 const config = loadConfig(process.env);
 
-/** Only what create calls: the store port may grow without this file. */
 const noopStore: Pick<PlantStore, 'create'> = {
   create: async (plant) => ({
     plant: plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },

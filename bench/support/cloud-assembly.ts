@@ -4,11 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../infra/bundling/bundling.ts';
 
-/**
- * What the CDK CLI (2.1148, `contextFromSettings`) adds to the context of every `cdk synth` by
- * default. Without them the template has no `aws:cdk:path` / `aws:asset:path` metadata and no
- * stack is bundled.
- */
+/** What the CDK CLI adds to every `cdk synth`'s context: path and asset metadata, bundling. */
 const cliContext = {
   'aws:cdk:enable-path-metadata': true,
   'aws:cdk:enable-asset-metadata': true,
@@ -26,7 +22,6 @@ export type CfnResource = {
 export type CfnTemplate = { readonly Resources: Readonly<Record<string, CfnResource>> };
 
 export type CloudAssembly = {
-  /** The folder the app wrote (`CDK_OUTDIR`): manifest, templates, assets. */
   readonly outdir: string;
   readonly stacks: readonly { readonly name: string; readonly template: CfnTemplate }[];
 };
@@ -34,25 +29,13 @@ export type CloudAssembly = {
 export type SynthOptions = {
   /** `-c key=value` pairs, on top of `cdk.json`'s context. */
   readonly context?: Readonly<Record<string, unknown>>;
-  /** @default a new temporary folder */
-  readonly outdir?: string;
-  /**
-   * Run aws-cdk-lib's CloudFormation validation, as the CLI does unless told `--no-validation`
-   * (`CDK_VALIDATION=false`). It writes `validation-report.json` and changes nothing else, and it
-   * is the slowest part of a synth: off for a test that reads only the templates or the assets.
-   * @default true
-   */
+  /** `--no-validation` when false: validation changes nothing synthesized and takes longest. */
   readonly validate?: boolean;
 };
 
-/**
- * Synthesizes the app exactly as `npx cdk synth` does: the CLI runs `cdk.json`'s `app` command
- * (`node infra/app.ts`) with the cloud assembly folder in `CDK_OUTDIR` and the merged context in
- * `CDK_CONTEXT_JSON`, then reads `manifest.json`. Offline, like the CLI; esbuild bundles every
- * function unless the context has `aws:cdk:bundling-stacks: []`.
- */
+/** The app synthesized as `npx cdk synth` does it: `cdk.json`'s app with the CLI's environment. */
 export async function synthesizeApp(options: SynthOptions = {}): Promise<CloudAssembly> {
-  const outdir = options.outdir ?? (await mkdtemp(path.join(os.tmpdir(), 'plant-store-cdk-out-')));
+  const outdir = await mkdtemp(path.join(os.tmpdir(), 'plant-store-cdk-out-'));
   const cdkJson = JSON.parse(await readFile(path.join(projectRoot, 'cdk.json'), 'utf8')) as {
     app: string;
     context?: Record<string, unknown>;
@@ -97,30 +80,23 @@ export async function synthesizeApp(options: SynthOptions = {}): Promise<CloudAs
   return { outdir, stacks };
 }
 
-/** A Lambda function of the template, as Lambda will run it. */
 export type LambdaFunctionSpec = {
   readonly logicalId: string;
   readonly cdkPath: string;
   readonly stackName: string;
-  /** The template of its stack, to evaluate `environment` against. */
   readonly template: CfnTemplate;
-  /** The unzipped asset: what Lambda puts in `LAMBDA_TASK_ROOT`. */
+  /** What Lambda puts in `LAMBDA_TASK_ROOT`. */
   readonly assetDir: string;
-  /** `file.export`, e.g. `index.handler`. */
   readonly handler: string;
   readonly runtime: string;
   readonly memorySize: number;
   readonly timeoutSeconds: number;
-  /** `LoggingConfig.LogFormat`: Lambda sets `AWS_LAMBDA_LOG_FORMAT` from it. */
   readonly logFormat: string;
-  /** `Environment.Variables`, unevaluated: CloudFormation intrinsics as the template holds them. */
+  /** `Environment.Variables`, unevaluated. */
   readonly environment: Readonly<Record<string, unknown>>;
 };
 
-/**
- * The `AWS::Lambda::Function` whose `aws:cdk:path` ends with `cdkPathSuffix` (the construct path
- * below its stack, e.g. `CreatePlant/Function/Resource`), with the folder its asset was staged in.
- */
+/** The one function whose `aws:cdk:path` ends with `cdkPathSuffix`, e.g. `CreatePlant/Function/Resource`. */
 export function findLambdaFunction(
   assembly: CloudAssembly,
   cdkPathSuffix: string,

@@ -3,19 +3,15 @@ import { createServer as createTlsServer } from 'node:tls';
 import type { ThrowawayCa } from './throwaway-ca.ts';
 
 export type HttpsEndpoint = {
-  /** `https://127.0.0.1:<port>`, `rttMs` away from the caller, trusted through the throwaway CA. */
   readonly url: URL;
-  /** TLS handshakes completed so far: a client's handshake is over once this counts it. */
   handshakes(): number;
   close(): Promise<void>;
 };
 
 /**
- * A plain-HTTP loopback server (dynalite, a token issuer) as an AWS endpoint looks to the function:
- * HTTPS only, with a chain from a CA the process trusts through `NODE_EXTRA_CA_CERTS`, a round trip
- * away. TLS is terminated in front of the upstream, one upstream connection per client connection,
- * so keep-alive and connection reuse behave as against the real endpoint; the latency sits in front
- * of TLS, so the handshake pays it as it would over a network.
+ * A plain-HTTP loopback server as an AWS endpoint looks to the function: HTTPS, a round trip away.
+ * One upstream connection per client connection, so keep-alive behaves as on AWS; the latency sits
+ * in front of TLS, so the handshake pays it.
  */
 export async function startHttpsEndpoint(
   upstream: URL,
@@ -53,13 +49,10 @@ export async function startHttpsEndpoint(
       client.pipe(target).pipe(client);
     },
   );
-  // A handshake the client abandons is the client's business, not a crash of the fixture.
   tls.on('tlsClientError', () => {});
   const tlsPort = await listen(tls);
 
-  // Every chunk waits half the round trip in each direction, in order. Loopback completes the TCP
-  // handshake at once, so the client's first bytes leave only a whole round trip after the
-  // connect, then take their one-way trip: a new connection costs what it costs over a network.
+  // Loopback connects at once: a client's first bytes wait a whole round trip, as over a network.
   const oneWayMs = rttMs / 2;
   const delayed = (from: Socket, to: Socket, notBefore: number) => {
     let lastDue = notBefore;

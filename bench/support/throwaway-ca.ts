@@ -6,24 +6,16 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** A server certificate chain for loopback, issued by a root CA made for one test or bench run. */
 export type ThrowawayCa = {
-  /** The root certificate's PEM file: hand it to a client as `NODE_EXTRA_CA_CERTS`. */
+  /** For `NODE_EXTRA_CA_CERTS`. */
   readonly caFile: string;
   readonly caPem: string;
-  /** The server's key and its chain (leaf, then intermediate), for `tls.createServer`. */
   readonly serverKey: string;
   readonly serverCertChain: string;
-  /** The folder holding every file above. */
   readonly dir: string;
 };
 
-/**
- * Root -> intermediate -> leaf for loopback only (localhost, 127.0.0.1, ::1), RSA 2048 and SHA-256
- * like the chains DynamoDB and Cognito present (Amazon Root CA 1 -> Amazon RSA 2048 Mxx -> the
- * endpoint), so a client verifies as many signatures during the handshake as it does on AWS. Made
- * with `openssl`; valid for two days.
- */
+/** Root -> intermediate -> leaf for loopback, shaped like AWS's chains so a handshake verifies as much. */
 export async function createThrowawayCa(): Promise<ThrowawayCa> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'plant-store-ca-'));
   const file = (name: string) => path.join(dir, name);
