@@ -4,11 +4,10 @@ import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
 /**
- * The one definition of how the functions are bundled. The stack hands `cdkBundlingOptions` (and
- * the pre-traffic hook's `preTrafficCheckBundlingOptions`) to NodejsFunction; tests and
- * benchmarks hand `esbuildBuildOptions` (`preTrafficCheckEsbuildOptions`) to esbuild's JS API.
- * Both are derived from the constants below, so what is measured and tested is byte-for-byte what
- * ships.
+ * The one definition of how the functions are bundled: NodejsFunction gets `cdkBundlingOptions`
+ * (the hook `preTrafficCheckBundlingOptions`), tests and benchmarks hand `esbuildBuildOptions`
+ * (`preTrafficCheckEsbuildOptions`) to esbuild's JS API. Both derive from the constants below, so
+ * what is measured and tested is byte-for-byte what ships.
  */
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
@@ -18,21 +17,16 @@ export const functionEntry = (name: string): string =>
   path.join(projectRoot, 'functions', name, 'handler.ts');
 
 /** The BeforeAllowTraffic hook (infra/constructs/pre-traffic-check.ts). */
-export const preTrafficCheckEntry = path.join(
-  projectRoot,
-  'functions',
-  'pre-traffic-check',
-  'handler.ts',
-);
+export const preTrafficCheckEntry = functionEntry('pre-traffic-check');
 
 /** NodejsFunction names an ESM bundle `index.mjs`; the handler string follows from it. */
 export const bundleFileName = 'index.mjs';
 export const lambdaHandler = 'index.handler';
 
-/** Matches the Lambda runtime `nodejs24.x`, so esbuild leaves every Node 24 feature untouched. */
+/** The Lambda runtime `nodejs24.x`: esbuild leaves every Node 24 feature untouched. */
 const target = 'node24';
 
-/** ESM because the handler and its dependencies are ESM; `module` first lets esbuild pick ESM builds of deps. */
+/** `module` first lets esbuild pick ESM builds of dependencies. */
 const mainFields = ['module', 'main'];
 
 /**
@@ -43,33 +37,18 @@ const esmRequireBanner =
   "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);";
 
 /**
- * Bundle everything. The handler talks to DynamoDB through its own small HTTP client, so no
- * `@aws-sdk/*` module is imported at all; the runtime's copy of the SDK would be dead weight either
- * way. An empty list (instead of NodejsFunction's default `@aws-sdk/*`) means a stray SDK import
- * is bundled and visible in the asset's source map (checked by test/infra/shipped-asset.test.ts)
- * rather than silently resolved at runtime.
- */
-const externalModules: readonly string[] = [];
-
-/**
- * Minified names stay minified: a logged stack is mapped to the TypeScript sources
- * (`sourceMappedStack` in functions/log.ts), and every error class sets its own `name`; keeping
- * names would cost every cold start a `__name` call per function and class
- * ([decision 0118](../../docs/decisions/0118-keep-names-off.md)).
+ * Minified names stay minified: a logged stack is mapped to the TypeScript sources, and every
+ * error class sets its own `name` ([decision 0118](../../docs/decisions/0118-keep-names-off.md)).
  */
 const keepNames = false;
 
 /**
- * `node:http` and `node:timers` imports resolve to `infra/bundling/builtins/node-<name>.ts`, which hand over
- * the built-in itself (`process.getBuiltinModule`) rather than its ESM facade: a facade reads
- * every export of the module when it is linked, getters included, and `node:http`'s `WebSocket`
- * loads undici on every cold start ([decision 0003](../../docs/decisions/0003-built-ins-without-esm-facades.md)). Each file exports only names a
- * bundle imports; a new one fails the build. The function's own modules take `crypto`, `https`
- * and `net` the same way, in their source.
+ * `node:http` and `node:timers` resolve to `builtins/node-<name>.ts`, which hand over the built-in
+ * itself rather than its ESM facade, whose linking reads every export, getters included
+ * ([decision 0003](../../docs/decisions/0003-built-ins-without-esm-facades.md)).
  */
-const builtins = ['http', 'timers'];
 const alias = Object.fromEntries(
-  builtins.flatMap((name) => {
+  ['http', 'timers'].flatMap((name) => {
     const file = path.join(import.meta.dirname, 'builtins', `node-${name}.ts`);
     return [
       [name, file],
@@ -83,40 +62,37 @@ export const cdkBundlingOptions: BundlingOptions = {
   target,
   minify: true,
   keepNames,
-  // A linked `.map` beside the bundle, without sources: what `sourceMappedStack` maps a logged
-  // stack with. Node itself is not asked to read it (no `--enable-source-maps`): it would on every
-  // cold start ([decision 0124](../../docs/decisions/0124-stacks-mapped-when-logged.md)).
+  // A linked `.map` beside the bundle, without sources, which a logged stack is mapped with; Node
+  // is not asked to read it on every cold start
+  // ([decision 0124](../../docs/decisions/0124-stacks-mapped-when-logged.md)).
   sourceMap: true,
   sourceMapMode: SourceMapMode.DEFAULT,
   sourcesContent: false,
   mainFields,
   banner: esmRequireBanner,
-  externalModules: [...externalModules],
+  // Bundle everything: the handler imports no `@aws-sdk/*` module, so a stray import is bundled
+  // and visible in the asset's source map (shipped-asset.test.ts), not resolved at runtime.
+  externalModules: [],
   esbuildArgs: Object.fromEntries(
     Object.entries(alias).map(([from, to]) => [`--alias:${from}`, to]),
   ),
-  // Docker is never needed: esbuild is a devDependency and runs locally in CI and on laptops.
+  // esbuild is a devDependency and runs locally: Docker is never needed.
   forceDockerBundling: false,
 };
 
 /**
  * The pre-traffic hook runs once per deployment, off the request path: no cold-start shims, and the
- * AWS SDK v3 clients it calls (Lambda, CodeDeploy, Cognito) come from the nodejs24.x runtime.
+ * AWS SDK v3 clients it calls come from the nodejs24.x runtime.
  */
-const preTrafficCheckExternalModules: readonly string[] = ['@aws-sdk/*'];
+const preTrafficCheckExternalModules = ['@aws-sdk/*'];
 
-/** The operations' options without their cold-start shims, and with the SDK left to the runtime. */
 export const preTrafficCheckBundlingOptions: BundlingOptions = {
   ...cdkBundlingOptions,
   externalModules: [...preTrafficCheckExternalModules],
   esbuildArgs: {},
 };
 
-/**
- * The operations' bundle options for esbuild's JS API, without an entry: the caller adds
- * `entryPoints: { index: ... }` and `outdir`, and gets `outdir/index.mjs`. An operation's own
- * bundle is `esbuildOptionsFor(name)`.
- */
+/** The operations' options for esbuild's JS API: the caller adds `entryPoints` and `outdir`. */
 export const esbuildBuildOptions: BuildOptions = {
   bundle: true,
   platform: 'node',
@@ -129,17 +105,16 @@ export const esbuildBuildOptions: BuildOptions = {
   sourcesContent: false,
   mainFields,
   banner: { js: esmRequireBanner },
-  external: [...externalModules],
+  external: [],
   alias,
 };
 
-/** An operation's bundle for esbuild's JS API, as `cdk synth` builds it from `cdkBundlingOptions`. */
+/** An operation's bundle for esbuild's JS API, as `cdk synth` builds it. */
 export const esbuildOptionsFor = (name: string): BuildOptions => ({
   ...esbuildBuildOptions,
   entryPoints: { index: functionEntry(name) },
 });
 
-/** The hook's bundle for esbuild's JS API, as `preTrafficCheckBundlingOptions` is for `cdk synth`. */
 export const preTrafficCheckEsbuildOptions: BuildOptions = {
   ...esbuildBuildOptions,
   entryPoints: { index: preTrafficCheckEntry },
