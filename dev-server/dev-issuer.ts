@@ -14,11 +14,7 @@ const tokenLifetimeSeconds = 3600;
 
 export const issuerPaths = { token: '/oauth2/token', jwks: '/.well-known/jwks.json' } as const;
 
-/**
- * A development stand-in for the Cognito user pool: one client-credentials app client allowed
- * every scope of the API, access tokens shaped like Cognito's (no `aud`; `client_id`,
- * `token_use: access`, `scope`).
- */
+/** The Cognito user pool's stand-in: one client-credentials client, tokens shaped like Cognito's. */
 export class DevIssuer {
   /** The local API's base URL: the tokens' `iss`, and where the JWKS is served. */
   readonly issuer: string;

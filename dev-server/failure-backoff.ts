@@ -10,11 +10,9 @@ export interface BackoffOptions {
 }
 
 /**
- * Failed client authentications per client address, as a leaky bucket: each failure adds one, the
- * bucket leaks `forgivenPerSecond`, and an address whose bucket holds more than `burst` - 1 waits
- * until it holds no more. A guesser gets `burst` quick tries and then one per 1/`forgivenPerSecond` seconds,
- * while a client that mistyped its secret once is not slowed at all. An IPv6 client is counted
- * by its /64, which one host usually has whole. Memory is bounded by `maxAddresses`.
+ * Failed client authentications per client address, as a leaky bucket: a guesser gets `burst`
+ * quick tries, then one per 1/`forgivenPerSecond` seconds, while a client that mistyped its secret
+ * once is not slowed at all. An IPv6 client is counted by its /64, which one host usually has.
  */
 export class FailureBackoff {
   readonly #options: BackoffOptions;

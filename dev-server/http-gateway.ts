@@ -138,6 +138,12 @@ export function writeResponse(res: ServerResponse, response: GatewayResponse): v
   res.end(response.body);
 }
 
+/** A refusal whose body is left unread: the connection cannot carry another request. */
+export function refuse(res: ServerResponse, answer: GatewayResponse, headers = {}): void {
+  res.setHeader('connection', 'close');
+  writeResponse(res, { ...answer, headers: { ...answer.headers, ...headers } });
+}
+
 /** Bytes of request bodies that may be held in memory at once, so slow uploads cannot grow it. */
 export type BodyBudget = { free: number };
 

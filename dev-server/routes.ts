@@ -16,6 +16,7 @@ import {
   gatewayError,
   jsonResponse,
   readBody,
+  refuse,
   toEventV2,
   writeResponse,
 } from './http-gateway.ts';
@@ -159,10 +160,4 @@ async function answerWithBody(
   } finally {
     budget.free += body.length;
   }
-}
-
-/** A refusal whose body is left unread: the connection cannot carry another request. */
-function refuse(res: ServerResponse, answer: GatewayResponse, headers = {}): void {
-  res.setHeader('connection', 'close');
-  writeResponse(res, { ...answer, headers: { ...answer.headers, ...headers } });
 }

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
-import { type GatewayResponse, gatewayError, writeResponse } from './http-gateway.ts';
+import { type GatewayResponse, gatewayError, refuse, writeResponse } from './http-gateway.ts';
 import type { LocalLimits } from './local-api.ts';
 
 /** Answers one request this server let in; `requestId` is also its `apigw-requestid`. */
@@ -71,8 +71,7 @@ export async function startServer(
       // the socket's own port, since `server.address()` is null once the server has begun to close.
       const arrivedAt = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
       if (!namesThisServer(host, req.socket.localPort, [...names, arrivedAt])) {
-        res.setHeader('connection', 'close');
-        return writeResponse(res, gatewayError(421));
+        return refuse(res, gatewayError(421));
       }
       inFlight.add(res);
       res.on('close', () => inFlight.delete(res));
@@ -98,10 +97,7 @@ export async function startServer(
   );
   server.maxConnections = options.maxConnections;
   server.on('clientError', answerClientError);
-  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
-    res.setHeader('connection', 'close');
-    writeResponse(res, gatewayError(417));
-  });
+  server.on('checkExpectation', (_req, res: ServerResponse) => refuse(res, gatewayError(417)));
   await listen(server, options.host, options.port);
   const url = baseUrl(options.host, (server.address() as AddressInfo).port);
   const close = async () => {

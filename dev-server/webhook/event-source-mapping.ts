@@ -14,11 +14,10 @@ export interface FunctionInstance {
 
 /**
  * The EventBridge pipe and Lambda's SQS event source mapping, as one loop. The pipe's step moves
- * the records `filter` keeps to the queue in the same write as the trim of every record read, so
- * a record is moved once even across a crash. The mapping's step invokes the function with a
- * batch of the visible messages, as Lambda builds it, and deletes those not in its
- * `batchItemFailures` (a throw fails them all). Up to `maxConcurrency` batches run at once, each in
- * an instance of the function of its own, made when none is free and kept, so that batches share
+ * the records `filter` keeps to the queue in the same write as their trim, so a record is moved
+ * once even across a crash. The mapping's step invokes the function with a batch and deletes the
+ * messages it did not report failed (a throw fails them all). Up to `maxConcurrency` batches run
+ * at once, each in an instance of its own, made when none is free and kept, so that batches share
  * no connections (docs/decisions/0147-local-deliverer-environment-per-batch.md).
  */
 export function startEventSourceMapping(options: {

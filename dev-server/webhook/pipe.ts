@@ -1,17 +1,10 @@
-/**
- * One value an event pattern's field may match: an exact string, any string but those listed
- * (`anything-but`), or the field's presence or absence (`exists`). The local pipe knows no other
- * operator, so a filter that uses one does not compile.
- */
+/** A value a field may match; the local pipe knows no other operator, so no other compiles. */
 export type PatternValue =
   | string
   | { readonly 'anything-but': string | readonly string[] }
   | { readonly exists: boolean };
 
-/**
- * The EventBridge pattern of the pipe's filter: each field lists the values it may have, any one
- * of which matches, and a nested object matches a nested field.
- */
+/** The pipe's EventBridge filter: any of a field's values matches; an object, a nested field. */
 export type EventPattern = {
   readonly [field: string]: readonly PatternValue[] | EventPattern;
 };
