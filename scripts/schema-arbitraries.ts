@@ -8,23 +8,13 @@ import {
   type Route,
 } from './openapi-exchange.ts';
 
-/**
- * fast-check arbitraries from the spec's own schemas, for `npm run contract`: request bodies and
- * request targets (path and query parameters), valid and invalid as the schemas say. The spec
- * itself then judges each value, so an arbitrary only has to reach the kinds of value where a
- * schema and a service part ways.
- */
+// fast-check arbitraries from the spec's schemas for `npm run contract`. The spec itself judges
+// each value, so an arbitrary only has to reach where a schema and a service part ways.
 
 export type Json = null | boolean | number | string | bigint | Json[] | { [key: string]: Json };
 export type Schema = { [keyword: string]: unknown };
 
-// --- Bodies from schemas -------------------------------------------------------------------------
-
-/**
- * Units of text a client may send: any grapheme, and the kinds of text where a schema and a
- * service part ways: combining marks, characters that NFC turns into two or three code points,
- * characters beyond U+FFFF, emoji and Persian joiner sequences.
- */
+/** Any grapheme, combining marks, NFC expansions, astral characters and joiner sequences. */
 const writtenUnit = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
   {
@@ -42,19 +32,9 @@ const writtenUnit = fc.oneof(
     ),
   },
 );
-/** Characters a careful text schema refuses: controls, bidi and zero-width characters, separators. */
+/** Controls, bidi and zero-width characters, separators, a lone surrogate: one code unit each. */
 const suspectUnit = fc.constantFrom(
-  '\n',
-  '\t',
-  '\u0000',
-  '\u007F',
-  '\u202E',
-  '\u200B',
-  '\u2066',
-  '\uFEFF',
-  '\u2028',
-  '\uD800',
-  '\u200D',
+  ...'\n\t\u0000\u007F\u202E\u200B\u2066\uFEFF\u2028\uD800\u200D'.split(''),
 );
 
 function textOf(min: number, max: number, unit: fc.Arbitrary<string>): fc.Arbitrary<string> {
@@ -68,7 +48,7 @@ function textOf(min: number, max: number, unit: fc.Arbitrary<string>): fc.Arbitr
     );
 }
 
-/** A value the schema describes, built from its keywords; the spec itself then judges it. */
+/** A value the schema describes, built from its keywords. */
 export function describedValue(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<Json> {
   const resolved = merged(schema, spec);
   switch (resolved.type) {
@@ -76,10 +56,7 @@ export function describedValue(schema: Schema, spec: OpenApiExchanges): fc.Arbit
       const properties = (resolved.properties ?? {}) as Record<string, Schema>;
       const required = new Set((resolved.required ?? []) as string[]);
       const members = Object.fromEntries(
-        Object.entries(properties).map(([name, property]) => [
-          name,
-          describedValue(property, spec),
-        ]),
+        Object.entries(properties).map(([name, each]) => [name, describedValue(each, spec)]),
       );
       const requiredKeys = Object.keys(properties).filter((name) => required.has(name));
       const record = fc.record(members, { requiredKeys });
@@ -95,9 +72,7 @@ export function describedValue(schema: Schema, spec: OpenApiExchanges): fc.Arbit
     }
     case 'integer': {
       const [min, max] = integerBounds(resolved);
-      return fc
-        .oneof(fc.bigInt({ min, max }), fc.constantFrom(min, max, 0n, 2n ** 53n + 1n))
-        .map((value) => value);
+      return fc.oneof(fc.bigInt({ min, max }), fc.constantFrom(min, max, 0n, 2n ** 53n + 1n));
     }
     case 'number':
       return fc.double({ noNaN: true, noDefaultInfinity: true });
@@ -177,18 +152,17 @@ export function bodyText(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<s
 
 /** Members a schema leaves open, named unlike its own. */
 function extraMembers(own: string[]): fc.Arbitrary<Record<string, Json>> {
-  // `__proto__` and `constructor` are left out: the service refuses them on purpose, as the
-  // operation's description says and its schema does not.
+  // The service refuses `__proto__` and `constructor` on purpose, which the schema cannot say.
   const key = fc
     .string({ minLength: 1, maxLength: 8 })
-    .filter((name) => !own.includes(name) && name !== '__proto__' && name !== 'constructor');
+    .filter((name) => ![...own, '__proto__', 'constructor'].includes(name));
   const value = fc.oneof(
     fc.string({ maxLength: 8 }),
     fc.integer(),
     fc.boolean(),
     fc.constant(null),
   );
-  return fc.dictionary(key, value, { maxKeys: 2 }) as fc.Arbitrary<Record<string, Json>>;
+  return fc.dictionary(key, value, { maxKeys: 2 });
 }
 
 function integerBounds(schema: Schema): [bigint, bigint] {
@@ -214,8 +188,6 @@ function merged(schema: Schema, spec: OpenApiExchanges): Schema {
   };
 }
 
-// --- Parameters from schemas --------------------------------------------------------------------
-
 /** The parameters a request names in its target: the path's and the query's. */
 export function requestParameters(spec: OpenApiExchanges, operation: Operation): Parameter[] {
   return spec
@@ -227,10 +199,8 @@ export function requestParameters(spec: OpenApiExchanges, operation: Operation):
 type ParameterTexts = { readonly texts: readonly string[]; readonly madeUp: boolean };
 
 /**
- * Request targets for an operation: its path with each path parameter filled in and a query of
- * its query parameters, each left out, valid, broken, or given twice (`any`), or only the first
- * two (`valid`). A value of a parameter marked `x-issued-in-link` is one only the API issues: a
- * made-up one is flagged, and a valid request leaves it out.
+ * Request targets, each parameter left out, valid, broken or given twice (`any`), or only the
+ * first two (`valid`). An `x-issued-in-link` value only the API issues: a made-up one is flagged.
  */
 export function parameterTarget(
   operation: Operation & { route: Route },
@@ -252,10 +222,8 @@ export function parameterTarget(
     const query: string[] = [];
     let madeUp = false;
     for (const parameter of parameters) {
-      const { texts, madeUp: invented } = chosen[`${parameter.in} ${parameter.name}`] ?? {
-        texts: [],
-        madeUp: false,
-      };
+      const { texts = [], madeUp: invented = false } =
+        chosen[`${parameter.in} ${parameter.name}`] ?? {};
       madeUp ||= invented;
       if (parameter.in === 'path') {
         path = path.replace(`{${parameter.name}}`, encodeURIComponent(texts[0] ?? ''));
@@ -299,9 +267,7 @@ function parameterTexts(
       ? [
           {
             weight: 1,
-            arbitrary: fc
-              .tuple(valid, valid)
-              .map(([a, b]): ParameterTexts => ({ texts: [a, b], madeUp: false })),
+            arbitrary: fc.tuple(valid, valid).map((texts) => ({ texts, madeUp: false })),
           },
         ]
       : []),
@@ -322,11 +288,7 @@ function validText(schema: Schema, spec: OpenApiExchanges, fresh: boolean): fc.A
   return (fresh ? random : fc.oneof(random, fc.constantFrom(min, max))).map(String);
 }
 
-/**
- * The text of no value the schema accepts: for an integer, one outside its bounds or its format's,
- * a valid one spelt otherwise than canonically (`01`, `+1`, `1.0`, `1e0`, ` 1`, `-0`), or no
- * integer at all (nor, outside a path, where it would be another route, an empty one).
- */
+/** The text of no value the schema accepts; never empty in a path, where it is another route. */
 function brokenText(
   schema: Schema,
   spec: OpenApiExchanges,
