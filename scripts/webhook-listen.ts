@@ -1,9 +1,6 @@
-// `npm run webhook:listen [-- --port N] [--secret-file PATH]`: a receiver for the new-plant
-// webhook on this machine. It verifies each request's Standard Webhooks signature with the
-// `standardwebhooks` package, as a subscriber would, prints the event marked VERIFIED (id,
-// timestamp, body) and answers 200, or prints why it is REJECTED and answers 400. The secret is
-// the file's, else PLANTS_WEBHOOK_SECRET, else the one `npm start` keeps in the data directory;
-// never an argument, which npm echoes and `ps` shows to every user of the machine.
+// `npm run webhook:listen`: a receiver for the new-plant webhook that verifies each signature as a
+// subscriber would (docs/local-development.md). The secret is never an argument, which npm echoes
+// and `ps` shows to every user of the machine.
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -23,30 +20,14 @@ const usage =
   '  (or PLANTS_WEBHOOK_SECRET=whsec_... npm run webhook:listen)\n' +
   '  then, in another terminal: PLANTS_WEBHOOK_URL=http://127.0.0.1:4000/ npm start';
 
-const defaultListenPort = 4000;
-
 /** Bodies are one NewPlant; anything this large is no event of ours. */
 const maxBodyBytes = 1024 * 1024;
 
-interface Listener {
-  readonly url: string;
-  close(): Promise<void>;
-}
-
-/**
- * The receiver: POST to any path; each request is verified, printed with `print` and answered.
- * A webhook-id seen before is marked as a repeat: delivery is at least once, and a subscriber
- * de-duplicates by that id.
- */
-async function startWebhookListener(options: {
-  readonly host: string;
-  readonly port: number;
-  readonly secret: string;
-  readonly print: (line: string) => void;
-}): Promise<Listener> {
-  const verifier = new Webhook(options.secret);
+/** A webhook-id seen before is marked as a repeat: delivery is at least once. */
+function listener(secret: string): Server {
+  const verifier = new Webhook(secret);
   const seen = new Set<string>();
-  const server: Server = createServer((req, res) => {
+  return createServer((req, res) => {
     const answer = (status: number, body: string) => {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`${body}\n`);
@@ -64,13 +45,13 @@ async function startWebhookListener(options: {
           verifier.verify(body, headersOf(req), { jsonParse: false });
         } catch (error) {
           const why = error instanceof WebhookVerificationError ? error.message : String(error);
-          options.print(`${time} REJECTED ${id}: ${why}`);
+          console.log(`${time} REJECTED ${id}: ${why}`);
           return answer(400, 'bad signature');
         }
         const timestamp = Number(req.headers['webhook-timestamp']);
         const repeat = seen.has(id) ? '  (repeat: already received)' : '';
         seen.add(id);
-        options.print(
+        console.log(
           `${time} VERIFIED ${id}  timestamp ${timestamp} (${new Date(timestamp * 1000).toISOString()})${repeat}\n` +
             `  ${body.toString('utf8')}`,
         );
@@ -79,21 +60,11 @@ async function startWebhookListener(options: {
       () => res.destroy(),
     );
   });
-  server.listen(options.port, options.host);
-  await once(server, 'listening');
-  const url = `${baseUrl(options.host, (server.address() as AddressInfo).port)}/`;
-  return {
-    url,
-    close: () => closeNow(server),
-  };
 }
 
 function headersOf(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  return headers;
+  const entries = Object.entries(req.headers).filter(([, value]) => value !== undefined);
+  return Object.fromEntries(entries.map(([name, value]) => [name, String(value)]));
 }
 
 /** The secret to verify with: the file's, PLANTS_WEBHOOK_SECRET, or the data directory's. */
@@ -120,7 +91,7 @@ async function secretToUse(file: string | undefined): Promise<string> {
 if (import.meta.main) {
   const { values } = parseArgs({
     options: {
-      port: { type: 'string', default: String(defaultListenPort) },
+      port: { type: 'string', default: '4000' },
       host: { type: 'string', default: '127.0.0.1' },
       'secret-file': { type: 'string' },
       // Read only to refuse it, with the reason.
@@ -144,10 +115,11 @@ if (import.meta.main) {
     console.error(`--port must be an integer from 0 to 65535\n${usage}`);
     process.exit(2);
   }
-  let listener: Listener;
+  let server: Server;
   try {
-    const secret = await secretToUse(values['secret-file']);
-    listener = await startWebhookListener({ host: values.host, port, secret, print: console.log });
+    server = listener(await secretToUse(values['secret-file']));
+    server.listen(port, values.host);
+    await once(server, 'listening');
   } catch (error) {
     console.error(
       `Could not start the listener: ${error instanceof Error ? error.message : error}`,
@@ -155,12 +127,11 @@ if (import.meta.main) {
     process.exit(1);
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      listener.close().then(() => process.exit(0));
-    });
+    process.on(signal, () => closeNow(server).then(() => process.exit(0)));
   }
+  const url = `${baseUrl(values.host, (server.address() as AddressInfo).port)}/`;
   console.log(
-    `Listening for new-plant webhooks at ${listener.url}, verifying each signature.\n` +
-      `Deliver to it with: PLANTS_WEBHOOK_URL=${listener.url} npm start\nCtrl-C stops it.\n`,
+    `Listening for new-plant webhooks at ${url}, verifying each signature.\n` +
+      `Deliver to it with: PLANTS_WEBHOOK_URL=${url} npm start\nCtrl-C stops it.\n`,
   );
 }
