@@ -31,23 +31,28 @@ export type BuiltBundle = BundleSpec & {
 const reference = (file: string) => path.join(import.meta.dirname, 'reference', file);
 
 /** Opt-in: an operation without a LIMIT and a BARE is measured, with "no reference" for ratios. */
-const referenceFiles: {
-  readonly [name in OperationName]?: Readonly<Record<'limit' | 'bare', string>>;
-} = {
-  'create-plant': { limit: 'limit.ts', bare: 'bare.ts' },
-  'list-plants': { limit: 'limit-list.ts', bare: 'bare-list.ts' },
-  'get-plant': { limit: 'limit-get.ts', bare: 'bare-get.ts' },
-  'replace-plant': { limit: 'limit-replace.ts', bare: 'bare-replace.ts' },
-  'delete-plant': { limit: 'limit-delete.ts', bare: 'bare-delete.ts' },
-};
-
-export const hasReferences = (operation: OperationName) => referenceFiles[operation] !== undefined;
+const referenced: readonly OperationName[] = [
+  'create-plant',
+  'list-plants',
+  'get-plant',
+  'replace-plant',
+  'delete-plant',
+];
+export const hasReferences = (operation: OperationName) => referenced.includes(operation);
+/** `limit.ts` and `bare.ts` for create, `limit-get.ts` and `bare-get.ts` for get-plant. */
+const referenceFile = (role: 'limit' | 'bare', operation: OperationName) =>
+  reference(`${bundleName(role, operation).replace(/-plants?$/, '')}.ts`);
 
 /** create-plant's bundles keep their short names (`limit`, `bare`, `shipped`). */
 export const bundleName = (role: BundleRole, operation: OperationName) =>
   operation === 'create-plant' ? role : `${role}-${operation}`;
 
-const roleLabel = { limit: 'LIMIT', bare: 'BARE (AWS SDK v3)', shipped: 'shipped' } as const;
+export const roleLabel = {
+  floor: 'FLOOR',
+  limit: 'LIMIT',
+  bare: 'BARE (AWS SDK v3)',
+  shipped: 'shipped',
+} as const;
 const roleOrder = ['limit', 'bare', 'shipped'] as const;
 
 export const bundleSpecs: readonly BundleSpec[] = [
@@ -63,15 +68,14 @@ export const bundleSpecs: readonly BundleSpec[] = [
   ...operations.flatMap(({ name: operation }) => {
     const create = operation === 'create-plant';
     const prefix = create ? '' : `${operation} `;
-    const references = referenceFiles[operation];
-    const roles = references === undefined ? (['shipped'] as const) : roleOrder;
+    const roles = hasReferences(operation) ? roleOrder : (['shipped'] as const);
     return roles.map(
       (role): BundleSpec => ({
         name: bundleName(role, operation),
         label: `${prefix}${roleLabel[role]}`,
         role,
         operation,
-        entry: role === 'shipped' ? functionEntry(operation) : reference(references?.[role] ?? ''),
+        entry: role === 'shipped' ? functionEntry(operation) : referenceFile(role, operation),
         cold: create,
         warm: create,
         store: 'dynalite',

@@ -12,7 +12,7 @@ import {
   routeKey,
 } from '../functions/operations.ts';
 import { operationConstructId } from '../infra/constructs/operation-function.ts';
-import { type BuiltBundle, bundleName, hasReferences } from './bundles.ts';
+import { type BuiltBundle, bundleName, hasReferences, roleLabel } from './bundles.ts';
 import { interleaved, loadAverage, median, pad, percentile, round } from './lab.ts';
 import {
   findLambdaFunction,
@@ -76,12 +76,7 @@ export type ColdRequestOptions = {
 /** The functions' audience: the Cognito client id the tokens carry. */
 export const clientId = 'test-client';
 export const coldRequestVariants: readonly ColdRequestVariant[] = ['limit', 'bare', 'shipped'];
-export const coldRequestLabel = {
-  floor: 'FLOOR',
-  limit: 'LIMIT',
-  bare: 'BARE (AWS SDK v3)',
-  shipped: 'shipped',
-} as const satisfies Record<ColdRequestVariant | 'floor', string>;
+export { roleLabel as coldRequestLabel } from './bundles.ts';
 
 /** The rotation's name of one operation's variant; FLOOR and swaps have a name of their own. */
 const variantId = (operation: OperationName, variant: ColdRequestVariant) =>
@@ -372,11 +367,11 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
   const row = (label: string, rttMs: number, v: VariantFigures, ratio: string) =>
     `${label.padEnd(32)}${pad(rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(v.cpuMs.toFixed(1), 8)}${pad(ratio, 9)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`;
   for (const figure of figures) {
-    lines.push(row(coldRequestLabel.floor, figure.rttMs, figure.floor, ''));
+    lines.push(row(roleLabel.floor, figure.rttMs, figure.floor, ''));
     for (const op of figure.operations) {
       for (const variant of coldRequestVariants) {
         const measured = op.variants[variant];
-        const label = `${op.operation} ${coldRequestLabel[variant]}`;
+        const label = `${op.operation} ${roleLabel[variant]}`;
         if (measured === undefined) {
           lines.push(`${label.padEnd(32)}${pad(figure.rttMs, 5)}  no reference`);
           continue;
