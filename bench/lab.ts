@@ -41,9 +41,9 @@ export async function interleaved<T, S>(
 }
 
 /** A fresh `node` with exactly `env`: its stdout, unless dropped; rejects with its stderr. */
-export function runNode(args: string[], env: NodeJS.ProcessEnv, keepStdout = true) {
+export function runNode(args: string[], env: NodeJS.ProcessEnv, keepStdout = true, cwd?: string) {
   return new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -52,7 +52,7 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv, keepStdout = tru
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`)),
+      code === 0 ? resolve(stdout) : reject(new Error(`exited with ${code}:\n${stderr}`)),
     );
   });
 }

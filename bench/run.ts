@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { version as esbuildVersion } from 'esbuild';
@@ -105,14 +107,13 @@ async function startStore(): Promise<{ endpoint: string; tableName: string; stop
   const child = spawn(process.execPath, [path.join(import.meta.dirname, 'dynalite-process.ts')], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const line = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      if (buffered.includes('\n')) resolve(buffered.slice(0, buffered.indexOf('\n')));
-    });
-    child.on('exit', (code) => reject(new Error(`dynalite exited with ${code}`)));
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`dynalite exited with ${code}`);
   });
+  const [line] = await Promise.race([
+    once(createInterface({ input: child.stdout }), 'line'),
+    exited,
+  ]);
   return {
     ...(JSON.parse(line) as { endpoint: string; tableName: string }),
     stop: () => child.stdin.end(),
@@ -376,15 +377,7 @@ async function measureCreate(
         'median over fresh node processes of performance.now() right after `await import(bundle)`: ms from process start to the module evaluated',
       warm: 'sequential invokes in a fresh process per bundle and round; latency per invoke, CPU = process.cpuUsage() delta / invokes, peak RSS = process.resourceUsage().maxRSS',
     },
-    bundles: bundles.map(({ name, label, role, operation, bytes, gzipBytes, sourceMapBytes }) => ({
-      name,
-      label,
-      role,
-      operation,
-      bytes,
-      gzipBytes,
-      sourceMapBytes,
-    })),
+    bundles: bundles.map(({ entry, cold, warm, store, file, inputs, ...shown }) => shown),
     coldRequest: coldRequests,
     cold: coldFigures.map((figure) => ({
       ...figure,

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../infra/bundling/bundling.ts';
+import { runNode } from '../lab.ts';
 
 /** What the CDK CLI adds to every `cdk synth`'s context: path and asset metadata, bundling. */
 const cliContext = {
@@ -44,25 +44,14 @@ export async function synthesizeApp(options: SynthOptions = {}): Promise<CloudAs
   const [command, ...args] = cdkJson.app.split(' ');
   if (command !== 'node') throw new Error(`cdk.json's app is not a node command: ${cdkJson.app}`);
 
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: projectRoot,
-      env: {
-        ...process.env,
-        CDK_OUTDIR: outdir,
-        CDK_CONTEXT_JSON: JSON.stringify(context),
-        CDK_VALIDATION: String(options.validate ?? true),
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`synth exited with ${code}:\n${stderr}`)),
-    );
+  const env = {
+    ...process.env,
+    CDK_OUTDIR: outdir,
+    CDK_CONTEXT_JSON: JSON.stringify(context),
+    CDK_VALIDATION: String(options.validate ?? true),
+  };
+  await runNode(args, env, false, projectRoot).catch((error: Error) => {
+    throw new Error(`synth ${error.message}`);
   });
 
   const manifest = JSON.parse(await readFile(path.join(outdir, 'manifest.json'), 'utf8')) as {
