@@ -28,7 +28,7 @@ const inConnections = (file: string) => file.startsWith(`${connectionsDir}${path
 const relative = (file: string) => path.relative(functionsDir, file);
 
 describe('functions/connections/', () => {
-  it("is used by the store adapter, the key set, the deliverer's receiver transport and the Lambda entry points that wire them, and nothing else", async () => {
+  it("is used by the store adapter, the key set, the deliverer's receiver transport, the check plant's table fixture and the Lambda entry points that wire them, and nothing else", async () => {
     const imports = await importsUnderFunctions();
 
     const users = imports
@@ -38,7 +38,7 @@ describe('functions/connections/', () => {
     expect(users.length).toBeGreaterThan(0);
     for (const user of users) {
       expect(user).toMatch(
-        /^(?:[\w-]+\/handler\.ts|lambda-handler\.ts|plants\/dynamodb-plant-store\.ts|auth\/remote-key-set\.ts|deliver-webhook\/receiver-send\.ts)$/,
+        /^(?:[\w-]+\/handler\.ts|lambda-handler\.ts|plants\/dynamodb-plant-store\.ts|auth\/remote-key-set\.ts|deliver-webhook\/receiver-send\.ts|pre-traffic-check\/table-fixture\.ts)$/,
       );
     }
   });
