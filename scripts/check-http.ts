@@ -3,34 +3,23 @@ import { checkPlantBody, checkPlantTag } from '../functions/checks/check.ts';
 import { type CheckFixture, headerOf, type Send } from '../functions/checks/runner.ts';
 import { type Operation, requestPath } from '../functions/operation.ts';
 import { checksOf } from '../functions/operations.ts';
+import type { Answer, Route } from './openapi-exchange.ts';
 
-/**
- * What `npm run smoke` and `npm run contract` share to try a running API over HTTP: a request
- * sent and its answer read, the check plant kept through the API itself, and each operation's
- * sample as a request, so that a new operation is tried by both without a line of its own here.
- */
+// What `npm run smoke` and `npm run contract` share, so that a new operation is tried by both
+// without a line of its own here.
 
-/** An HTTP request as `fetch` sends it: the path with its query, lowercase header names. */
-export interface HttpRequest {
-  readonly method: string;
-  readonly path: string;
+/** `path` with its query; lowercase header names. */
+export type HttpRequest = Route & {
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
-}
+};
 
-/** An answer with lowercase header names. */
-export interface HttpAnswer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-}
-
-/** Sends `request` to the API at `baseUrl`, following no redirect; throws when no answer came. */
+/** Follows no redirect; throws when no answer came. */
 export async function sendHttp(
   baseUrl: string,
   request: HttpRequest,
   timeoutMs: number,
-): Promise<HttpAnswer> {
+): Promise<Answer> {
   const response = await fetch(`${baseUrl.replace(/\/+$/, '')}${request.path}`, {
     method: request.method,
     headers: request.headers,
@@ -45,23 +34,17 @@ export async function sendHttp(
   };
 }
 
-/**
- * The scripts' fixture: the check plant kept through the API, as any client with a token would
- * keep it (POST /plants, then a read for its ETag; DELETE /plants/{id}), so that a check of a
- * deployed stage needs nothing but its URL and a token.
- */
+/** The check plant kept through the API, so that a check needs only a URL and a token. */
 export function apiFixture(send: Send, token: string): CheckFixture {
   const auth = { authorization: `Bearer ${token}` };
   const expect = async (status: number, method: string, path: string, body?: string) => {
     const headers = body === undefined ? auth : { ...auth, 'content-type': 'application/json' };
     const answer = await send({ method, path, headers, ...(body === undefined ? {} : { body }) });
-    if (answer.status !== status) {
-      const excerpt = answer.body.slice(0, 200);
-      throw new Error(
-        `the fixture's ${method} ${path} got ${answer.status}, not ${status}: ${excerpt}`,
-      );
-    }
-    return answer;
+    if (answer.status === status) return answer;
+    const excerpt = answer.body.slice(0, 200);
+    throw new Error(
+      `the fixture's ${method} ${path} got ${answer.status}, not ${status}: ${excerpt}`,
+    );
   };
   return {
     async create(id) {
@@ -76,12 +59,7 @@ export function apiFixture(send: Send, token: string): CheckFixture {
   };
 }
 
-/**
- * The operation's sample request about the plant `id` (`sample` in its checks), as sent over
- * HTTP: its route's path filled in, a JSON body's content type, and the token when there is one.
- * A JSON object body carries the checks' tag (`checkedBody`), so that a plant a sample stores is
- * never delivered to the webhook's subscriber.
- */
+/** The operation's sample about the plant `id`, its body tagged (`checkedBody`). */
 export function sampleHttpRequest(operation: Operation, id: string, token?: string) {
   const request = checksOf(operation).sample.request(id);
   return {
@@ -97,9 +75,8 @@ export function sampleHttpRequest(operation: Operation, id: string, token?: stri
 }
 
 /**
- * The body with its `tag` set to the checks' reserved one (`checkPlantTag`), which the webhook's
- * pipe leaves out (docs/decisions/0146-check-plants-not-delivered.md). Any other text (not JSON,
- * not an object) is returned as it is; an int64 id stays exact.
+ * A JSON object body with the checks' reserved tag, which the webhook's pipe leaves out
+ * (docs/decisions/0146-check-plants-not-delivered.md); any other text as it is.
  */
 export function checkedBody(body: string): string {
   let parsed: unknown;

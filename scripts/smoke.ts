@@ -1,12 +1,6 @@
-// `npm run smoke -- --url <api base url> --token <bearer token>`: checks a deployed or local Plant
-// Store API end to end, as the pre-traffic hook checks a version before it gets traffic. Every
-// operation of functions/operations.ts is sent its checks (functions/<name>/checks.ts, run by
-// functions/checks/runner.ts, the check plant kept through the API) and its sample about an id no
-// plant has; then the typed client (clients/) walks the list to a plant by its exact int64 id, as
-// an API consumer would. The token needs both scopes, as `npm run -s token` and the stack's
-// machine client give. One PASS/FAIL line per case; exit code 1 on any failure. No plant stays
-// behind, whatever failed: the fixture deletes each id a step used, and each plant carries the
-// checks' reserved tag, which the webhook never delivers (docs/decisions/0146-*).
+// `npm run smoke`: every operation's checks and sample, then the typed client's list walk, against
+// a running API (docs/deploy.md). No plant stays behind, and each carries the checks' tag, which
+// the webhook never delivers (docs/decisions/0146-*).
 import { parseArgs } from 'node:util';
 import { createPlantStoreClient, listPlantPages } from '../clients/plant-store-client.ts';
 import { checkPlant } from '../functions/checks/check.ts';
@@ -89,10 +83,8 @@ await step('the typed client lists the check plant with its exact id', listed, a
   await fixture.create(listed);
   const api = createPlantStoreClient({ baseUrl, token });
   let pages = 0;
-  for await (const page of listPlantPages(api, {
-    limit: 100,
-    signal: AbortSignal.timeout(timeoutMs * 10),
-  })) {
+  const signal = AbortSignal.timeout(timeoutMs * 10);
+  for await (const page of listPlantPages(api, { limit: 100, signal })) {
     pages += 1;
     const found = page.find((item) => String(item.id) === listed);
     if (found === undefined) continue;
