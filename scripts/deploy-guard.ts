@@ -1,8 +1,6 @@
-// `npm run -s deploy:guard -- <file> [--allow <LogicalId>]...`: reads the JSON that
-// `aws cloudformation describe-change-set` prints and refuses a change set that would delete or
-// replace a resource holding data. One line per such resource (logical id, type, why); exit 1 if
-// there is any not allowed by name, 0 if none, 2 when the file is not a whole change set. A
-// `Retain` is no loss: CloudFormation leaves the resource in the account.
+// `npm run -s deploy:guard -- <file> [--allow <LogicalId>]...`: refuses a change set (the JSON of
+// `aws cloudformation describe-change-set`) that would delete or replace a resource holding data
+// (exit 1 on any REFUSED line, else 0; 2 when not a whole change set). A `Retain` is no loss.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -19,7 +17,6 @@ export const statefulTypes: ReadonlySet<string> = new Set([
   'AWS::ApiGatewayV2::ApiMapping',
 ]);
 
-/** PolicyAction values under which the physical resource stays in the account. */
 const retained = new Set(['Retain', 'ReplaceAndRetain']);
 
 export type Loss = { readonly logicalId: string; readonly type: string; readonly why: string };
@@ -69,12 +66,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The command: its exit code, and what it printed to stdout and stderr. */
-export function runDeployGuard(argv: readonly string[]): {
-  code: number;
-  out: string;
-  err: string;
-} {
+/** The command's exit code and what it prints to stdout and stderr. */
+export function runDeployGuard(argv: readonly string[]) {
   let file: string | undefined;
   let allowed: string[];
   try {
@@ -96,19 +89,16 @@ export function runDeployGuard(argv: readonly string[]): {
   } catch (error) {
     return { code: 2, out: '', err: `deploy:guard: ${file}: ${(error as Error).message}\n` };
   }
-  const lines = losses.map(({ logicalId, type, why }) => {
-    const allowedHere = allowed.includes(logicalId);
-    return {
-      allowedHere,
-      text: `${allowedHere ? 'ALLOWED' : 'REFUSED'}  ${logicalId}  ${type}  ${why}`,
-    };
-  });
-  const refused = lines.filter(({ allowedHere }) => !allowedHere).length;
+  const lines = losses.map(
+    ({ logicalId, type, why }) =>
+      `${allowed.includes(logicalId) ? 'ALLOWED' : 'REFUSED'}  ${logicalId}  ${type}  ${why}`,
+  );
+  const refused = lines.filter((line) => line.startsWith('REFUSED')).length;
   const summary =
     refused > 0
       ? `${refused} stateful resource(s) would lose their data; the stack is left as it was`
       : `no stateful resource is lost without leave (${losses.length} allowed)`;
-  const out = [...lines.map(({ text }) => text), summary].join('\n');
+  const out = [...lines, summary].join('\n');
   return { code: refused > 0 ? 1 : 0, out: `${out}\n`, err: '' };
 }
 
