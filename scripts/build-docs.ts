@@ -12,13 +12,8 @@ const outFile = resolve(values.out);
 const page = await staticDocsPage();
 await mkdir(dirname(outFile), { recursive: true });
 await writeFile(outFile, page);
+const shown = relative(process.cwd(), outFile);
 console.log(
-  `Wrote ${shown(outFile)} (${Math.round(page.length / 1024)} KiB): ` +
+  `Wrote ${shown.startsWith('..') ? outFile : shown} (${Math.round(page.length / 1024)} KiB): ` +
     'open it in a browser, or upload it to any static host.',
 );
-
-/** The path relative to here when it is below here, else absolute. */
-function shown(file: string): string {
-  const path = relative(process.cwd(), file);
-  return path.startsWith('..') ? file : path;
-}

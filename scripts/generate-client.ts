@@ -13,7 +13,6 @@ const header = `// Generated from openapi.yaml by openapi-typescript (npm run cl
 
 `;
 
-/** The generated file's text, as it should be committed. */
 export async function generateClientTypes(): Promise<string> {
   const ast = await openapiTS(specUrl, {
     // `format: int64` ids go beyond 2^53, where a JavaScript number rounds: the client accepts a

@@ -9,12 +9,11 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const check = new Promise<{ code: number; output: string }>((resolve) => {
   const child = spawn(npm, ['run', '-s', 'check'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  const collect = (chunk: Buffer) => {
     output += chunk;
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk;
-  });
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
   child.on('close', (code) => resolve({ code: code ?? 1, output }));
 });
 
