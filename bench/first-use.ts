@@ -6,11 +6,7 @@ import { build } from 'esbuild';
 import { esbuildBuildOptions } from '../infra/bundling/bundling.ts';
 import { interleaved, loadAverage, median, percentile, round, runNode } from './lab.ts';
 
-/**
- * `node bench/first-use.ts [--runs N] baseline=a.ts candidate=b.ts …` (docs/performance.md): what
- * one module costs a cold start. Each entry, bundled as the stack bundles, runs its default export
- * in a fresh `node`, interleaved round by round; differences to the baseline are per round.
- */
+/** `node bench/first-use.ts [--runs N] baseline=a.ts candidate=b.ts …` (docs/performance.md). */
 
 const args = process.argv.slice(2);
 let runs = 31;
@@ -51,7 +47,7 @@ try {
     const url = JSON.stringify(pathToFileURL(bundles.get(name) as string).href);
     const code = `const m=await import(${url});await m.default();const w=performance.now();const c=process.threadCpuUsage();process.stdout.write(JSON.stringify({wallMs:w,cpuMs:(c.user+c.system)/1000}));`;
     const env = { PATH: process.env.PATH, AWS_REGION: 'eu-west-1' };
-    return JSON.parse(await runNode(['--input-type=module', '-e', code], env)) as Sample;
+    return JSON.parse(await runNode(name, ['--input-type=module', '-e', code], env)) as Sample;
   };
 
   const loadBefore = loadAverage();

@@ -21,10 +21,7 @@ export const loadAverage = () =>
     .map((load) => load.toFixed(2))
     .join(' ');
 
-/**
- * `rounds` samples of each item, every round starting one item further on, so that the machine's
- * drift lands on every item alike.
- */
+/** `rounds` samples of each item, each round starting one item further on: drift hits all alike. */
 export async function interleaved<T, S>(
   rounds: number,
   items: readonly T[],
@@ -41,7 +38,12 @@ export async function interleaved<T, S>(
 }
 
 /** A fresh `node` with exactly `env`: its stdout, unless dropped; rejects with its stderr. */
-export function runNode(args: string[], env: NodeJS.ProcessEnv, keepStdout = true, cwd?: string) {
+export function runNode(
+  label: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  { keepStdout = true, cwd = process.cwd() } = {},
+) {
   return new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -52,7 +54,7 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv, keepStdout = tru
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`exited with ${code}:\n${stderr}`)),
+      code === 0 ? resolve(stdout) : reject(new Error(`${label} exited with ${code}:\n${stderr}`)),
     );
   });
 }

@@ -39,11 +39,7 @@ import { interleaved, loadAverage, median, pad, percentile, round, runNode } fro
 import type { WarmJob, WarmResult } from './warm-invoke.ts';
 import { reportWebhookLatency } from './webhook-latency.ts';
 
-/**
- * `npm run bench` (docs/performance.md): every operation's cold request against its LIMIT and
- * BARE, then create's import-only cold init and warm cost per request; prints the tables and
- * writes `latest.json` and `latest.svg`. It asserts nothing: a benchmark, not a test.
- */
+/** `npm run bench` (docs/performance.md): a benchmark, not a test; it asserts nothing. */
 const { values: flags } = parseArgs({
   options: {
     'cold-request-rounds': { type: 'string', default: '9' },
@@ -127,10 +123,10 @@ async function coldSample(variant: ColdVariant, env: NodeJS.ProcessEnv): Promise
   const started = performance.now();
   // No endpoint override: the client resolves AWS's endpoint, as on Lambda, after init.
   const { AWS_ENDPOINT_URL_DYNAMODB: _local, ...coldEnv } = env;
-  const stdout = await runNode(['--input-type=module', '-e', code], {
+  const stdout = await runNode(`cold ${variant.id}`, ['--input-type=module', '-e', code], {
     ...coldEnv,
     NODE_OPTIONS: variant.nodeOptions,
-  }).catch((error: Error) => Promise.reject(new Error(`cold ${variant.id}: ${error.message}`)));
+  });
   return {
     ...(JSON.parse(stdout) as Omit<ColdSample, 'wallMs'>),
     wallMs: performance.now() - started,
@@ -139,11 +135,8 @@ async function coldSample(variant: ColdVariant, env: NodeJS.ProcessEnv): Promise
 
 async function warmRun(bundle: BuiltBundle, job: WarmJob, env: NodeJS.ProcessEnv) {
   // stdout carries the handler's access log, as on Lambda: drained, not kept.
-  await runNode(
-    [path.join(import.meta.dirname, 'warm-invoke.ts'), JSON.stringify(job)],
-    env,
-    false,
-  ).catch((error: Error) => Promise.reject(new Error(`warm ${bundle.name}: ${error.message}`)));
+  const args = [path.join(import.meta.dirname, 'warm-invoke.ts'), JSON.stringify(job)];
+  await runNode(`warm ${bundle.name}`, args, env, { keepStdout: false });
   return JSON.parse(await readFile(job.resultFile, 'utf8')) as WarmResult;
 }
 

@@ -50,9 +50,7 @@ export async function synthesizeApp(options: SynthOptions = {}): Promise<CloudAs
     CDK_CONTEXT_JSON: JSON.stringify(context),
     CDK_VALIDATION: String(options.validate ?? true),
   };
-  await runNode(args, env, false, projectRoot).catch((error: Error) => {
-    throw new Error(`synth ${error.message}`);
-  });
+  await runNode('synth', args, env, { keepStdout: false, cwd: projectRoot });
 
   const manifest = JSON.parse(await readFile(path.join(outdir, 'manifest.json'), 'utf8')) as {
     artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
