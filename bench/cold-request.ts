@@ -25,12 +25,7 @@ import { deployedEnvironment } from './support/lambda-environment.ts';
 import { type InvokeResult, startLambdaProcess } from './support/lambda-process.ts';
 import { createThrowawayCa } from './support/throwaway-ca.ts';
 
-/**
- * The cold request a caller of a new Lambda environment waits for (docs/performance.md): a fresh
- * process per request runs the asset `cdk synth` wrote, with the template's environment, against
- * HTTPS endpoints `rtt` ms away; FLOOR, each operation's LIMIT and BARE and each swap run the same
- * way, interleaved with the shipped assets in the same rounds.
- */
+/** The cold request a new Lambda environment's caller waits for (docs/performance.md). */
 
 /** Each operation's variants; FLOOR, the empty handler, is one for all. */
 export type ColdRequestVariant = 'limit' | 'bare' | 'shipped';
@@ -191,10 +186,7 @@ export async function measureColdRequests(options: ColdRequestOptions) {
   }
 }
 
-/**
- * The event API Gateway hands the operation's function for `request` with `token`, as the dev
- * server's gateway builds it (dev-server/http-gateway.ts).
- */
+/** The event API Gateway hands the function, as the dev server's gateway builds it. */
 export function gatewayEvent(
   operation: Operation,
   request: SampleRequest,
@@ -335,10 +327,7 @@ function summarize(
   };
 }
 
-/**
- * The cold-request tables as `npm run bench` prints them: first the ratios to LIMIT, with the
- * ratios to BARE beside them, then where each variant's time went.
- */
+/** As `npm run bench` prints them: ratios to LIMIT and BARE, then where the time went. */
 export function coldRequestTable(figures: readonly ColdRequestFigures[]): string[] {
   const load = loadAverage();
   const lines = [

@@ -1,12 +1,7 @@
 import { BatchWriteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localAwsCredentials, startDynamoDb } from '../dev-server/dynamodb.ts';
 
-/**
- * The store for the benchmark, in a process of its own so that its CPU never shows up in a
- * measured handler's figures. Prints `{"endpoint", "tableName"}` as one line, then serves until
- * stdin closes. The table starts with `seededPlants` plants, so that every list answers a full
- * first page from its first round on, as from a table in use.
- */
+/** The store, in its own process; seeded so every list answers a full first page at once. */
 const seededPlants = 100;
 
 const tableName = 'plants';

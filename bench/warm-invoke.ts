@@ -2,11 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 
-/**
- * One warm run, in a fresh process per bundle: import it, invoke it one request at a time as a
- * Lambda container does, and write the figures to `resultFile`. The events are built before the
- * clock starts, so the figures are the handler's alone.
- */
+/** One warm run: its events built before the clock starts, so the figures are the handler's. */
 export type WarmJob = {
   readonly bundleFile: string;
   readonly requests: number;

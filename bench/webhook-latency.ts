@@ -9,12 +9,7 @@ import { generateWebhookSecret } from '../dev-server/webhook/webhook-secret.ts';
 import { projectRoot } from '../infra/bundling/bundling.ts';
 import { median, percentile, round } from './lab.ts';
 
-/**
- * `npm run bench`'s webhook section (docs/performance.md): `dev-server/main.ts` as `npm start` runs
- * it, with a data directory and a receiver here that answers 200 at once. One create at a time,
- * each waiting for its event, so nothing is queued ahead of it. Prints the table and writes
- * `webhook-latency.json`.
- */
+/** `npm run bench`'s webhook section (docs/performance.md), one create at a time. */
 export async function reportWebhookLatency(options: { creates: number; outDir: string }) {
   const { creates } = options;
   const warmup = 10;

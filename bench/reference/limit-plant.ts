@@ -5,10 +5,7 @@ import { preconditionOf } from '../../functions/http/preconditions.ts';
 import { unrevised } from '../../functions/plants/plant-revision.ts';
 import { type Event, failure } from './limit-answers.ts';
 
-/**
- * What LIMIT's create, read and replace share. The body's sizes restate new-plant.ts's `limits`,
- * which cannot be imported without zod; test/bench/limit.test.ts holds the answers to the product's.
- */
+/** The body's sizes restate new-plant.ts's `limits`, which cannot be imported without zod. */
 export type Plant = { readonly name: string; readonly tag?: string };
 export type Item = {
   readonly id: { readonly N: string };

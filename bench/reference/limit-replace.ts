@@ -16,10 +16,7 @@ import {
 } from './limit-plant.ts';
 import { dynamoDb, refusal } from './limit-runtime.ts';
 
-/**
- * LIMIT for PUT /plants/{id}: one conditional PutItem; on a failed condition the old item DynamoDB
- * returns (ALL_OLD) tells 412 from 404, with no read before or after.
- */
+/** LIMIT for PUT /plants/{id}: one conditional PutItem; the old item tells 412 from 404. */
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/write');
   if (refused) return refused;
@@ -48,10 +45,7 @@ export const handler = async (event: Event) => {
     : failure(412, 'the plant has changed since the ETag in If-Match was read');
 };
 
-/**
- * A sketch of rules the product keeps inside its handler and store (`conditionOf`,
- * `conditionExpression`): a list naming no revision asks for one no plant has.
- */
+/** A sketch of `conditionOf` and `conditionExpression`, which the product does not export. */
 function condition(tags: EntityTagList | undefined) {
   if (tags === undefined || tags.any) return { ConditionExpression: 'attribute_exists(id)' };
   const named = [...new Set(strongOpaques(tags))].filter((tag) => asRevision(tag) !== undefined);

@@ -5,10 +5,7 @@ import { type Event, failure } from './limit-answers.ts';
 import { type Jwk, verifiedClaims } from './limit-jwt.ts';
 import { signedDynamoDbHeaders } from './limit-sigv4.ts';
 
-/**
- * What the LIMIT handlers share (docs/performance.md). Plain http: endpoints work too, for the warm
- * runs and the tests.
- */
+/** What every LIMIT does (docs/performance.md); plain http: works too, for warm runs and tests. */
 const http = process.getBuiltinModule('node:http');
 const https = process.getBuiltinModule('node:https');
 const env = process.env;

@@ -3,10 +3,7 @@ import { answer, type Event, failure, isInt64 } from './limit-answers.ts';
 import { conditionFailed, type Item, newRevision, plantItem, sentPlant } from './limit-plant.ts';
 import { dynamoDb, refusal } from './limit-runtime.ts';
 
-/**
- * LIMIT for POST /plants (docs/performance.md): one conditional PutItem; on a failed condition the
- * stored plant DynamoDB returns is a replay (200) or a conflict (409).
- */
+/** LIMIT for POST /plants: one conditional PutItem; the old item tells a replay from a conflict. */
 export const handler = async (event: Event) => {
   const refused = await refusal(event, 'plants/write');
   if (refused) return refused;

@@ -8,11 +8,7 @@ export type HttpsEndpoint = {
   close(): Promise<void>;
 };
 
-/**
- * A plain-HTTP loopback server as an AWS endpoint looks to the function: HTTPS, a round trip away.
- * One upstream connection per client connection, so keep-alive behaves as on AWS; the latency sits
- * in front of TLS, so the handshake pays it.
- */
+/** A loopback HTTP server as an AWS endpoint looks: HTTPS, the round trip in front of TLS. */
 export async function startHttpsEndpoint(
   upstream: URL,
   ca: ThrowawayCa,
@@ -33,8 +29,7 @@ export async function startHttpsEndpoint(
     return (server.address() as AddressInfo).port;
   };
 
-  // No Nagle on any leg, as on AWS's endpoints: with it, the answer written right after the
-  // handshake's session tickets waited for the client's delayed ACK.
+  // No Nagle, as on AWS: an answer after the session tickets would wait for a delayed ACK.
   let handshakes = 0;
   const tls = createTlsServer(
     { key: ca.serverKey, cert: ca.serverCertChain, noDelay: true },
