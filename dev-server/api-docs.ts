@@ -5,11 +5,7 @@ import { parseDocument } from 'yaml';
 import type { DevIssuer } from './dev-issuer.ts';
 import type { GatewayResponse } from './http-gateway.ts';
 
-/**
- * The interactive API reference: Swagger UI (swagger-ui-dist from npm, so nothing is fetched from a
- * CDN) rendering `openapi.yaml`. The local server serves it at `/docs`; `npm run docs` builds the
- * same page into one self-contained HTML file for any static host.
- */
+/** Swagger UI from npm (no CDN) rendering `openapi.yaml`: served at `/docs`, or built to a file. */
 export const docsPaths = { page: '/docs', assets: '/docs/assets/', spec: '/openapi.yaml' } as const;
 
 const specFile = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
@@ -69,10 +65,7 @@ function ok(type: string, body: string | Buffer, headers = {}): GatewayResponse 
   };
 }
 
-/**
- * The page `npm run docs` writes: the renderer's CSS and script inlined and the spec embedded as
- * JSON, so it works from `file://` and on any static host. No token: the spec says how to get one.
- */
+/** The page `npm run docs` writes, everything inlined so it works from any static host or disk. */
 export async function staticDocsPage(): Promise<string> {
   const dir = swaggerUiDir();
   const [specText, css, script] = await Promise.all([

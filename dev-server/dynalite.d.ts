@@ -48,9 +48,7 @@ declare module 'dynalite/db/index.js' {
     batch: { add(op: LevelOperation): unknown },
   ) => void;
 
-  export interface DynaliteStore {
-    readonly db: LevelDatabase;
-  }
+  export type DynaliteStore = { readonly db: LevelDatabase };
 
   const dynaliteDb: {
     create(options: object): DynaliteStore;

@@ -15,13 +15,7 @@ import { ensureDataDir, readPrivateFile, writePrivateFile } from './data-dir.ts'
 /** RS256, as Cognito signs its access tokens, so the handler's verifier sees the same thing here. */
 export const signingAlgorithm = 'RS256';
 
-export interface SigningKey {
-  readonly kid: string;
-  readonly privateKey: JoseCryptoKey;
-  readonly publicKey: JoseCryptoKey;
-  /** The public half, as served in the JWKS. */
-  readonly publicJwk: JWK;
-}
+export type SigningKey = Awaited<ReturnType<typeof fromPrivateJwk>>;
 
 export const signingKeyFile = (dataDir: string) => join(dataDir, 'issuer', 'private-jwk.json');
 const issuerRecordFile = (dataDir: string) => join(dataDir, 'issuer', 'issuer.json');
@@ -78,12 +72,13 @@ async function readPrivateJwk(file: string): Promise<JWK | undefined> {
   }
 }
 
-async function fromPrivateJwk(jwk: JWK): Promise<SigningKey> {
+/** The key pair, and the public half as served in the JWKS. */
+async function fromPrivateJwk(jwk: JWK) {
   const kid = jwk.kid ?? (await calculateJwkThumbprint(jwk));
   const privateKey = await importJWK(jwk, signingAlgorithm);
   if (privateKey instanceof Uint8Array) throw new Error('The signing key must be an RSA key pair');
   const { kty, n, e } = jwk;
-  const publicJwk = { kty, n, e, kid, alg: signingAlgorithm, use: 'sig' };
+  const publicJwk: JWK = { kty, n, e, kid, alg: signingAlgorithm, use: 'sig' };
   // Made of the RSA key's own n and e: an RS256 import of it gives a key or throws.
   const publicKey = (await importJWK(publicJwk, signingAlgorithm)) as JoseCryptoKey;
   return { kid, privateKey, publicKey, publicJwk };

@@ -81,7 +81,7 @@ export async function startLocalApi(options: LocalApiOptions) {
     const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
     stops.push(() => dynamodb.close());
     // Before any function can write, so that the stream records every new item.
-    let webhook: (LocalWebhook & { readonly secret: string }) | undefined;
+    let webhook: LocalWebhook | undefined;
     if (options.webhook !== undefined) {
       const secret = options.webhook.secret ?? (await loadOrCreateWebhookSecret(dataDir));
       const started = await startLocalWebhook({
@@ -92,7 +92,7 @@ export async function startLocalApi(options: LocalApiOptions) {
         log,
       });
       stops.push(() => started.close());
-      webhook = Object.assign(started, { secret });
+      webhook = started;
     }
 
     const server = await startServer({ host, port, log, ...limits }, handler.promise);

@@ -19,13 +19,12 @@ export interface QueuedMessage {
 export type ReceivedMessage = Readonly<Required<QueuedMessage>>;
 
 export interface QueueSettings {
-  /** Names the messages' keys in the database. */
   readonly name: string;
   /** How long a receive hides a message: what brings back one that no batch finished with. */
   readonly visibilityTimeoutSeconds: number;
   /** The receive after this many moves the message to `deadLetter`, as SQS's redrive does. */
   readonly maxReceiveCount: number;
-  /** Keeps the dead letters; the queue forgets them only once it has. */
+  /** Keeps the dead letters; only then does the queue forget them. */
   readonly deadLetter: (messages: readonly ReceivedMessage[]) => Promise<void>;
   /**
    * Test-only: a retry's wait (`changeVisibility`) lasts this share of its seconds; a receive's

@@ -28,19 +28,15 @@ export interface StreamRecord {
 }
 
 /** A record as the stream holds it: `position` orders it and trims it. */
-export interface StoredRecord {
-  readonly position: string;
-  readonly record: StreamRecord;
-}
+export type StoredRecord = { readonly position: string; readonly record: StreamRecord };
 
 export type TableStream = Awaited<ReturnType<typeof attachTableStream>>;
 
 /**
- * The table's DynamoDB stream, which dynalite lacks (decision 0105): a prewrite hook on dynalite's
- * LevelDB adds each item write's record to the same atomic batch, so a record exists exactly when
- * its write committed, whichever API wrote it; a write that changes nothing records nothing, as on
- * DynamoDB. To tell INSERT from MODIFY inside the synchronous hook, each item's image is kept in
- * memory as canonical JSON.
+ * The table's DynamoDB stream, which dynalite lacks (decision 0105): a prewrite hook adds each item
+ * write's record to the same atomic batch, so a record exists exactly when its write committed; a
+ * write that changes nothing records nothing. To tell INSERT from MODIFY in the synchronous hook,
+ * each item's image is kept in memory as canonical JSON.
  */
 export async function attachTableStream(
   level: LevelDatabase,
