@@ -119,16 +119,8 @@ export function buildSwap(outDir: string, swap: Swap): Promise<BuiltBundle> {
       });
     },
   };
-  const spec: BundleSpec = {
-    name: swap.name,
-    label: `swap: ${swap.name}`,
-    role: 'shipped',
-    operation: 'create-plant',
-    entry: functionEntry('create-plant'),
-    cold: true,
-    warm: true,
-    store: 'dynalite',
-  };
+  const shipped = bundleSpecs.find(({ name }) => name === 'shipped') as BundleSpec;
+  const spec = { ...shipped, name: swap.name, label: `swap: ${swap.name}` };
   return buildBundle(outDir, spec, [plugin]);
 }
 
