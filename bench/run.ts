@@ -96,7 +96,6 @@ const swaps = (flags.swap ?? []).map((value): Swap => {
 });
 
 type ColdVariant = { id: string; label: string; bundle: BuiltBundle; nodeOptions: string };
-type ColdSample = { readonly initMs: number; readonly importMs: number; readonly wallMs: number };
 
 /** dynalite in its own process, so its CPU never lands in a measured handler's figures. */
 async function startStore(): Promise<{ endpoint: string; tableName: string; stop(): void }> {
@@ -117,7 +116,7 @@ async function startStore(): Promise<{ endpoint: string; tableName: string; stop
 }
 
 /** Process start (Node's own boot included, as on a new container) to the bundle evaluated. */
-async function coldSample(variant: ColdVariant, env: NodeJS.ProcessEnv): Promise<ColdSample> {
+async function coldSample(variant: ColdVariant, env: NodeJS.ProcessEnv) {
   const url = pathToFileURL(variant.bundle.file).href;
   const code = `const s=performance.now();await import(${JSON.stringify(url)});const e=performance.now();process.stdout.write(JSON.stringify({initMs:e,importMs:e-s}));`;
   const started = performance.now();
@@ -128,7 +127,7 @@ async function coldSample(variant: ColdVariant, env: NodeJS.ProcessEnv): Promise
     NODE_OPTIONS: variant.nodeOptions,
   });
   return {
-    ...(JSON.parse(stdout) as Omit<ColdSample, 'wallMs'>),
+    ...(JSON.parse(stdout) as { initMs: number; importMs: number }),
     wallMs: performance.now() - started,
   };
 }
