@@ -29,13 +29,9 @@ export async function createThrowawayCa(): Promise<ThrowawayCa> {
       'extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\n',
   );
   await openssl(
-    'req -x509 -newkey rsa:2048 -nodes -sha256 -days 2 -keyout root.key -out root.pem',
-    ...[
-      '-subj',
-      '/CN=Plant Store throwaway root CA',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-    ],
+    'req -x509 -newkey rsa:2048 -nodes -sha256 -days 2 -keyout root.key -out root.pem -subj',
+    '/CN=Plant Store throwaway root CA',
+    ...['-addext', 'basicConstraints=critical,CA:TRUE'],
     ...['-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
   );
   const issue = async (name: string, subject: string, issuer: string, extensions: string) => {
