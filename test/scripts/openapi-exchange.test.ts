@@ -214,6 +214,7 @@ describe('loadOpenApiExchanges: checking answers against openapi.yaml', () => {
     ]);
     expect(spec.parameters(remove)).toMatchObject([
       { name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } },
+      { name: 'If-Match', in: 'header', required: false },
     ]);
   });
 
