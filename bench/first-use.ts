@@ -2,24 +2,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { esbuildBuildOptions } from '../infra/bundling/bundling.ts';
 import { interleaved, loadAverage, median, percentile, round, runNode } from './lab.ts';
 
 /** `node bench/first-use.ts [--runs N] baseline=a.ts candidate=b.ts …` (docs/performance.md). */
-
-const args = process.argv.slice(2);
-let runs = 31;
-const entries: { name: string; file: string }[] = [];
-for (let index = 0; index < args.length; index++) {
-  const arg = args[index] as string;
-  if (arg === '--runs') runs = Number(args[++index]);
-  else {
-    const [name, file] = arg.split('=');
-    if (!name || !file) throw new Error(`expected name=entry.ts, got ${arg}`);
-    entries.push({ name, file: path.resolve(file) });
-  }
-}
+const { values, positionals } = parseArgs({
+  options: { runs: { type: 'string', default: '31' } },
+  allowPositionals: true,
+});
+const runs = Number(values.runs);
+const entries = positionals.map((arg) => {
+  const [name, file] = arg.split('=');
+  if (!name || !file) throw new Error(`expected name=entry.ts, got ${arg}`);
+  return { name, file: path.resolve(file) };
+});
 if (entries.length < 2 || !Number.isInteger(runs) || runs < 1) {
   throw new Error('usage: node bench/first-use.ts [--runs N] baseline=a.ts candidate=b.ts …');
 }
