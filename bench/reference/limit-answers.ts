@@ -19,7 +19,6 @@ export const bodiless = (statusCode: number, headers?: Record<string, string>) =
   return { statusCode, headers: rest };
 };
 
-/** The 400 of an id that is not an int64 as the contract writes one. */
 export const badId = () => failure(400, 'id must be an integer from -2^63 to 2^63-1, as written');
 
 /** An int64 as the contract writes one, by the product's own rule. */
