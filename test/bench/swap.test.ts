@@ -88,7 +88,9 @@ describe('bench/first-use.ts', () => {
       '0.0)',
     ]);
     // The busy entry spins for 30 ms of the main thread's CPU time: its CPU difference says so.
+    // A machine running two suites at once reads part of it as noise, hence the margin: the
+    // empty entry's difference is 0.0, so any clear difference shows the spin was measured.
     const cpuDifference = Number(row('busy')?.at(-4));
-    expect(cpuDifference).toBeGreaterThan(20);
+    expect(cpuDifference).toBeGreaterThan(10);
   });
 });
