@@ -71,13 +71,10 @@ function decodedSegment(segment: string): string {
 }
 
 /**
- * Where each request goes: the issuer's JWKS and token endpoint (Cognito's, on AWS), the docs, the
- * function of the operation whose route it matches, or the HTTP API's 404 for anything else.
- * `devTokenInDocs`: whether `/docs` may hold a fresh token. `tokenBackoff` counts the token
- * endpoint's failed client authentications per client address, which then wait (`429 slow_down`,
- * RFC 8628's registered error for a client that asks too often) before their next try is read.
- * Bodies are read into one of two budgets: uploads the issuer does not vouch for (no token it
- * signed, nor its client's credentials) cannot spend what callers with credentials need.
+ * Where each request goes: the issuer's JWKS and token endpoint, the docs, the function of the
+ * operation whose route it matches, or the HTTP API's 404. An address with failed client
+ * authentications waits (`429 slow_down`, RFC 8628's error for a client that asks too often).
+ * Bodies are read into two budgets, so that uploads without credentials cannot spend all.
  */
 export function routes(targets: {
   issuer: DevIssuer;
