@@ -1,5 +1,5 @@
 import type { StackProps } from 'aws-cdk-lib';
-import { Aws, CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
 import { StreamViewType } from 'aws-cdk-lib/aws-dynamodb';
 import { Role } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
@@ -189,21 +189,6 @@ export class PlantStoreStack extends Stack {
         api: http.api,
         stage: http.stage,
         ...props.customDomain,
-      });
-    }
-    if (webhook !== undefined) {
-      new CfnOutput(this, 'WebhookSecretCommand', {
-        description:
-          'Prints the webhook signing secret, whsec_..., for the subscriber (needs secretsmanager:GetSecretValue)',
-        value: `aws secretsmanager get-secret-value --region ${Aws.REGION} --secret-id ${webhook.secret.secretArn} --query "join('', ['whsec_', SecretString])" --output text`,
-      });
-      new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
-        description: 'The new-plant events that failed their last attempt (docs/webhooks.md)',
-        value: webhook.deadLetterQueue.queueUrl,
-      });
-      new CfnOutput(this, 'WebhookRedriveCommand', {
-        description: 'Sends every dead-lettered event back to the webhook queue for a new schedule',
-        value: `aws sqs start-message-move-task --region ${Aws.REGION} --source-arn ${webhook.deadLetterQueue.queueArn}`,
       });
     }
   }

@@ -1,4 +1,14 @@
-import { Aws, CfnRule, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import {
+  Aws,
+  CfnOutput,
+  CfnRule,
+  Duration,
+  Fn,
+  RemovalPolicy,
+  Stack,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   Alarm,
@@ -13,7 +23,6 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, LogGroup, MetricFilter, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -73,7 +82,6 @@ export const longFailingDeliveryMetric = 'WebhookLongFailing';
  * after the last, the queue moves it to a dead-letter queue, whose alarm pages.
  */
 export class NewPlantWebhook extends Construct {
-  readonly secret: ISecret;
   readonly queue: IQueue;
   readonly deadLetterQueue: IQueue;
   readonly function: IFunction;
@@ -90,7 +98,7 @@ export class NewPlantWebhook extends Construct {
     // What holds data outlives the webhook's removal and a replacement: the secret the subscriber
     // verifies with, and the queues with every event waiting for a retry or dead-lettered
     // (docs/decisions/0141-webhook-data-retained.md).
-    this.secret = new Secret(this, 'SigningSecret', {
+    const secret = new Secret(this, 'SigningSecret', {
       removalPolicy: RemovalPolicy.RETAIN,
       description:
         'The new-plant webhook signing secret: whsec_ followed by this value (Standard Webhooks)',
@@ -150,7 +158,7 @@ export class NewPlantWebhook extends Construct {
         [webhookEnvNames.url]: props.url,
         // The secret's ARN, never its value: the function reads it at its cold start and again
         // every few minutes, so that a rotation needs no deploy (deliver-webhook/signing-keys.ts).
-        [webhookEnvNames.secretId]: this.secret.secretArn,
+        [webhookEnvNames.secretId]: secret.secretArn,
         [webhookEnvNames.queueUrl]: this.queue.queueUrl,
       },
     });
@@ -160,7 +168,7 @@ export class NewPlantWebhook extends Construct {
     role.addToPolicy(
       new PolicyStatement({
         actions: ['secretsmanager:GetSecretValue'],
-        resources: [this.secret.secretArn],
+        resources: [secret.secretArn],
       }),
     );
     // The mapping polls as the function's role: receive, delete, and the holds of this queue's messages.
@@ -257,7 +265,26 @@ export class NewPlantWebhook extends Construct {
     ];
     if (props.alarmTopic !== undefined) notifyOnChange(alarms, props.alarmTopic);
 
-    Validations.of(this.secret).acknowledge({
+    // The stack's outputs, under the keys operators and docs/webhooks.md already use.
+    const output = (key: string, description: string, value: string) =>
+      new CfnOutput(this, key, { description, value }).overrideLogicalId(key);
+    output(
+      'WebhookSecretCommand',
+      'Prints the webhook signing secret, whsec_..., for the subscriber (needs secretsmanager:GetSecretValue)',
+      `aws secretsmanager get-secret-value --region ${Aws.REGION} --secret-id ${secret.secretArn} --query "join('', ['whsec_', SecretString])" --output text`,
+    );
+    output(
+      'WebhookDeadLetterQueueUrl',
+      'The new-plant events that failed their last attempt (docs/webhooks.md)',
+      this.deadLetterQueue.queueUrl,
+    );
+    output(
+      'WebhookRedriveCommand',
+      'Sends every dead-lettered event back to the webhook queue for a new schedule',
+      `aws sqs start-message-move-task --region ${Aws.REGION} --source-arn ${this.deadLetterQueue.queueArn}`,
+    );
+
+    Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
         'Rotating a webhook signing secret needs the subscriber to move to the new secret: ' +
