@@ -12,7 +12,6 @@ import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
 import { type GatewayResponse, gatewayError, refuse, writeResponse } from './http-gateway.ts';
-import type { LocalLimits } from './local-api.ts';
 
 /** Answers one request this server let in; `requestId` is also its `apigw-requestid`. */
 export type RequestHandler = (
@@ -21,10 +20,11 @@ export type RequestHandler = (
   requestId: string,
 ) => Promise<void>;
 
-export type ServerOptions = Pick<
-  LocalLimits,
-  'requestTimeoutMs' | 'warmUpMs' | 'maxConnections'
-> & {
+/** The limits of `defaultLimits` in local-api.ts that the server itself enforces. */
+export type ServerOptions = {
+  readonly requestTimeoutMs: number;
+  readonly warmUpMs: number;
+  readonly maxConnections: number;
   readonly host: string;
   readonly port: number;
   readonly log: (line: string) => void;
