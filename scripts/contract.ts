@@ -259,10 +259,7 @@ async function cleanUp(
 }
 
 /** The operation's checks, each answer recorded with what the checks' runner found. */
-async function runOperationChecks(
-  operation: DeclaredOperation,
-  context: RunContext,
-): Promise<void> {
+async function runOperationChecks(operation: DeclaredOperation, context: RunContext) {
   const { exchange, record, fail, fixture, options } = context;
   const answered: { request: SentRequest; answer: Answer }[] = [];
   const send: Send = async (request) => {
@@ -311,7 +308,7 @@ async function listWalk(
     name,
     ...listRoute,
     path,
-    headers: { authorization: `Bearer ${options.token}` },
+    headers: authorization(options.token),
   });
   const start = `${listRoute.path}?limit=${options.walkLimit}`;
   const seen = new Map<string, Json[]>();
@@ -480,20 +477,16 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
         generated.push({ name, path: target, expect, why });
       }
     }
+    const noToken = { headers: headersOf(), expect: [401], why: 'no token, whatever the request' };
     for (const each of generated) {
-      cases.push(
-        refusedForToken
-          ? {
-              ...each,
-              method,
-              headers: headersOf(),
-              expect: [401],
-              why: 'no token, whatever the request',
-            }
-          : { ...each, method, headers: headersOf(token) },
-      );
+      cases.push({
+        ...each,
+        method,
+        ...(refusedForToken ? noToken : { headers: headersOf(token) }),
+      });
     }
 
+    const needsToken = { expect: [401], why: 'the operation needs a bearer token' };
     const asked = { method, path, ...(validBody === undefined ? {} : { body: validBody }) };
     if (isSecured(spec, operation)) {
       for (const [name, authorization] of [
@@ -503,13 +496,7 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
         ['another scheme', 'Basic Zm9vOmJhcg=='],
       ] as const) {
         const headers = { ...headersOf(), ...(authorization && { authorization }) };
-        cases.push({
-          ...asked,
-          name,
-          headers,
-          expect: [401],
-          why: 'the operation needs a bearer token',
-        });
+        cases.push({ ...asked, name, headers, ...needsToken });
       }
     }
     if (validBody !== undefined && !refusedForToken) {
@@ -726,20 +713,16 @@ function parseCommandLine(): ContractOptions {
     console.log(usage);
     process.exit(0);
   }
-  const [seed, runs, walkLimit, timeoutMs] = [
-    values.seed,
-    values.runs,
-    values['walk-limit'],
-    values.timeout,
-  ].map(Number) as [number, number, number, number];
-  const integers = [seed, runs, walkLimit].every(Number.isInteger);
-  if (
-    !URL.canParse(values.url ?? '') ||
-    !integers ||
-    runs < 0 ||
-    walkLimit < 1 ||
-    !(timeoutMs > 0)
-  ) {
+  const {
+    seed,
+    runs,
+    'walk-limit': walkLimit,
+    timeout: timeoutMs,
+  } = Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, Number(value)]),
+  ) as Record<'seed' | 'runs' | 'walk-limit' | 'timeout', number>;
+  const counts = [seed, runs, walkLimit].every(Number.isInteger) && runs >= 0 && walkLimit >= 1;
+  if (!URL.canParse(values.url ?? '') || !counts || !(timeoutMs > 0)) {
     console.error(usage);
     process.exit(2);
   }
