@@ -96,7 +96,7 @@ describe('token CLI (npm run -s token)', () => {
     } finally {
       await remove();
     }
-  }, 10_000);
+  });
 
   it('explains on stderr, with exit code 1, that memory mode needs the server running', async () => {
     const failed = runTokenCli({ PLANTS_DATA_DIR: 'memory', PORT: '1' });

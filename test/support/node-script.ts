@@ -44,7 +44,7 @@ export function runScript(
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitFor(pattern, timeoutMs = 30_000) {
+    waitFor(pattern, timeoutMs = 50_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (!pattern.test(out)) return;

@@ -116,7 +116,7 @@ describe.concurrent('npm start with PLANTS_WEBHOOK_URL (dev-server/main.ts in it
     answering = true;
     await serverWith(env);
     await expect
-      .poll(() => acknowledgedBodies(receiver).length, { timeout: 20_000, interval: 20 })
+      .poll(() => acknowledgedBodies(receiver).length, { timeout: 45_000, interval: 20 })
       .toBe(ids.length);
 
     expect(statuses).toEqual(ids.map(() => 200));
