@@ -1,21 +1,15 @@
-import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IVersion } from 'aws-cdk-lib/aws-lambda';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/operations.ts';
 import { hookEnvNames } from '../../functions/pre-traffic-check/hook-config.ts';
-import {
-  preTrafficCheckBundlingOptions,
-  preTrafficCheckEntry,
-  projectRoot,
-} from '../bundling/bundling.ts';
+import { preTrafficCheckBundlingOptions } from '../bundling/bundling.ts';
+import { HandlerFunction } from './handler-function.ts';
 
 /**
  * Where the hook gets a client-credentials token: the stack's own Cognito pool and client
@@ -45,8 +39,6 @@ export interface PreTrafficCheckProps {
    * @default - no token
    */
   readonly tokenSource?: PreTrafficTokenSource;
-  /** @default RetentionDays.ONE_MONTH */
-  readonly logRetention?: RetentionDays;
 }
 
 /**
@@ -57,22 +49,18 @@ export interface PreTrafficCheckProps {
 export const preTrafficCheckTimeout = Duration.minutes(3);
 
 /**
- * CodeDeploy's BeforeAllowTraffic hook for one operation's function: it invokes the new version
- * with payload 2.0 events (that operation's checks), before the alias sends it any request, and
- * reports the outcome to CodeDeploy; a failure ends the deployment and rolls it back. Its role may
- * invoke that one version and no other function, report to this deployment group (granted by the
- * group), and, with a token source, read this stack's machine client and keep the check plant in
- * the table.
+ * CodeDeploy's BeforeAllowTraffic hook for one operation: it runs that operation's checks against
+ * the new version before the alias sends it any request; a failure rolls the deployment back.
  */
 export class PreTrafficCheck extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: PreTrafficCheckProps) {
     super(scope, id);
     const { operation, target, table, tokenSource } = props;
 
     const logGroup = new LogGroup(this, 'LogGroup', {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      retention: RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     const role = new Role(this, 'Role', {
@@ -90,20 +78,15 @@ export class PreTrafficCheck extends Construct {
             [hookEnvNames.tokenScope]: tokenSource.scopes[operation.scope] ?? operation.scope,
             [hookEnvNames.tableName]: table.tableName,
           };
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: preTrafficCheckEntry,
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+    this.function = new HandlerFunction(this, 'Function', {
+      folder: 'pre-traffic-check',
       bundling: preTrafficCheckBundlingOptions,
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
       memorySize: 256,
+      // No dashboard reads the hook's REPORT lines.
+      systemLogLevelV2: undefined,
       timeout: preTrafficCheckTimeout,
       role,
       logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel.INFO,
       description: `BeforeAllowTraffic: check the new ${operation.name} version before it gets traffic`,
       environment: {
         // The qualified ARN of the version this deploy publishes: it changes with every release,
