@@ -71,7 +71,6 @@ export type ColdRequestOptions = {
 /** The functions' audience: the Cognito client id the tokens carry. */
 export const clientId = 'test-client';
 export const coldRequestVariants: readonly ColdRequestVariant[] = ['limit', 'bare', 'shipped'];
-export { roleLabel as coldRequestLabel } from './bundles.ts';
 
 /** The rotation's name of one operation's variant; FLOOR and swaps have a name of their own. */
 const variantId = (operation: OperationName, variant: ColdRequestVariant) =>
@@ -111,9 +110,8 @@ export async function measureColdRequests(options: ColdRequestOptions) {
     for (const rttMs of options.rtts) {
       const endpoints: HttpsEndpoint[] = [];
       try {
-        for (const upstream of [options.issuer.url, options.store.endpoint]) {
+        for (const upstream of [options.issuer.url, options.store.endpoint])
           endpoints.push(await startHttpsEndpoint(new URL(upstream), ca, { rttMs }));
-        }
         const [issuerEndpoint, storeEndpoint] = endpoints as [HttpsEndpoint, HttpsEndpoint];
         const issuerUrl = issuerEndpoint.url.origin;
         const deployment: Deployment = {
@@ -134,23 +132,21 @@ export async function measureColdRequests(options: ColdRequestOptions) {
         const once = async (name: string): Promise<ColdRequestSample> => {
           const runner = runners.get(name);
           if (!runner) throw new Error(`no asset for ${name}`);
+          const { spec: fn } = runner;
           const env = deployedEnvironment({
-            fn: runner.spec,
+            fn,
             deployment,
             ca,
             dynamodbEndpoint: storeEndpoint.url,
           });
+          const profileDir = path.join(options.cpuProfileDir ?? '', name.replace(':', '-'));
           const profile = options.cpuProfileDir && /:(shipped|limit)$/.test(name);
-          const lambda = await startLambdaProcess({
-            env,
-            execArgv: profile
-              ? [
-                  '--cpu-prof',
-                  '--cpu-prof-interval=100',
-                  `--cpu-prof-dir=${path.join(options.cpuProfileDir ?? '', name.replace(':', '-'))}`,
-                ]
-              : [],
-          });
+          const execArgv = [
+            '--cpu-prof',
+            '--cpu-prof-interval=100',
+            `--cpu-prof-dir=${profileDir}`,
+          ];
+          const lambda = await startLambdaProcess({ env, execArgv: profile ? execArgv : [] });
           try {
             const declared = operationNamed(runner.operation);
             const { sample } = checksOf(declared);
@@ -302,29 +298,50 @@ function summarize(
     swaps: options.swaps.map(({ name }) => {
       const id = `swap:${name}`;
       const overShipped = ratios(id, shippedCreate);
+      const shippedMs = of(shippedCreate).map((sample) => sample.totalMs);
       const minus = of(id).map(
-        (sample, index) => sample.totalMs - (of(shippedCreate)[index]?.totalMs ?? Number.NaN),
+        (sample, index) => sample.totalMs - (shippedMs[index] ?? Number.NaN),
       );
+      const spread = (values: number[], digits: number) => ({
+        median: round(median(values), digits),
+        p25: round(percentile(values, 25), digits),
+        p75: round(percentile(values, 75), digits),
+      });
       return {
         name,
         figures: medianOf(id),
         overShipped: {
-          median: round(median(overShipped), 3),
-          p25: round(percentile(overShipped, 25), 3),
-          p75: round(percentile(overShipped, 75), 3),
+          ...spread(overShipped, 3),
           min: round(Math.min(...overShipped), 3),
           max: round(Math.max(...overShipped), 3),
         },
-        minusShippedMs: {
-          median: round(median(minus), 1),
-          p25: round(percentile(minus, 25), 1),
-          p75: round(percentile(minus, 75), 1),
-        },
+        minusShippedMs: spread(minus, 1),
         overLimit: pairRatio(id, variantId('create-plant', 'limit')),
         overBare: pairRatio(id, variantId('create-plant', 'bare')),
       };
     }),
   };
+}
+
+/** FLOOR, then each operation's variants, as the table and the chart list them; x LIMIT for each. */
+export function variantRows(figure: ColdRequestFigures) {
+  const floor = { label: roleLabel.floor, measured: figure.floor, overLimit: '', shipped: false };
+  return [
+    floor,
+    ...figure.operations.flatMap((op) =>
+      coldRequestVariants.map((variant) => ({
+        label: `${op.operation} ${roleLabel[variant]}`,
+        measured: op.variants[variant] as VariantFigures | undefined,
+        overLimit:
+          variant === 'shipped'
+            ? (op.shippedOverLimit?.toFixed(2) ?? '')
+            : variant === 'limit'
+              ? '1.00'
+              : (1 / (op.limitOverBare ?? Number.NaN)).toFixed(2),
+        shipped: variant === 'shipped',
+      })),
+    ),
+  ];
 }
 
 /** As `npm run bench` prints them: ratios to LIMIT and BARE, then where the time went. */
@@ -356,23 +373,12 @@ export function coldRequestTable(figures: readonly ColdRequestFigures[]): string
   const row = (label: string, rttMs: number, v: VariantFigures, ratio: string) =>
     `${label.padEnd(32)}${pad(rttMs, 5)}${pad(v.initMs.toFixed(1), 8)}${pad(v.firstInvokeMs.toFixed(1), 9)}${pad(v.totalMs.toFixed(1), 8)}${pad(v.cpuMs.toFixed(1), 8)}${pad(ratio, 9)}${pad(v.connections, 7)}${pad(v.tlsMs.toFixed(1), 7)}${pad(v.keySetMs.toFixed(1), 7)}${pad(v.keySetInInvokeMs.toFixed(1), 9)}${pad(v.dynamoDbMs.toFixed(1), 7)}${pad(v.dynamoDbInInvokeMs.toFixed(1), 9)}`;
   for (const figure of figures) {
-    lines.push(row(roleLabel.floor, figure.rttMs, figure.floor, ''));
-    for (const op of figure.operations) {
-      for (const variant of coldRequestVariants) {
-        const measured = op.variants[variant];
-        const label = `${op.operation} ${roleLabel[variant]}`;
-        if (measured === undefined) {
-          lines.push(`${label.padEnd(32)}${pad(figure.rttMs, 5)}  no reference`);
-          continue;
-        }
-        const ratio =
-          variant === 'shipped'
-            ? (op.shippedOverLimit?.toFixed(2) ?? '')
-            : variant === 'limit'
-              ? '1.00'
-              : (1 / (op.limitOverBare ?? Number.NaN)).toFixed(2);
-        lines.push(row(label, figure.rttMs, measured, ratio));
-      }
+    for (const { label, measured, overLimit } of variantRows(figure)) {
+      lines.push(
+        measured === undefined
+          ? `${label.padEnd(32)}${pad(figure.rttMs, 5)}  no reference`
+          : row(label, figure.rttMs, measured, overLimit),
+      );
     }
     for (const swap of figure.swaps) {
       lines.push(row(`swap: ${swap.name}`, figure.rttMs, swap.figures, swap.overLimit.toFixed(2)));

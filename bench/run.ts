@@ -29,11 +29,10 @@ import { renderChart } from './chart.ts';
 import {
   type ColdRequestFigures,
   clientId,
-  coldRequestLabel,
   coldRequestTable,
-  coldRequestVariants,
   gatewayEvent,
   measureColdRequests,
+  variantRows,
 } from './cold-request.ts';
 import { interleaved, loadAverage, median, pad, percentile, round, runNode } from './lab.ts';
 import type { WarmJob, WarmResult } from './warm-invoke.ts';
@@ -425,27 +424,18 @@ async function measureCreate(
       ...coldRequests.map((figure) => ({
         title: `Cold request over TLS, ${figure.rttMs} ms RTT: process start to the first answer`,
         unit: 'ms',
-        bars: [
-          { label: coldRequestLabel.floor, value: figure.floor.totalMs, note: split(figure.floor) },
-          ...figure.operations.flatMap((op) =>
-            coldRequestVariants.flatMap((variant) => {
-              const measured = op.variants[variant];
-              if (measured === undefined) return [];
-              const overLimit =
-                variant === 'shipped' && op.shippedOverLimit !== undefined
-                  ? `, ${op.shippedOverLimit.toFixed(2)}x LIMIT`
-                  : '';
-              return [
+        bars: variantRows(figure).flatMap(({ label, measured, overLimit, shipped }) =>
+          measured === undefined
+            ? []
+            : [
                 {
-                  label: `${op.operation} ${coldRequestLabel[variant]}`,
+                  label,
                   value: measured.totalMs,
-                  note: `${split(measured)}${overLimit}`,
-                  highlight: variant === 'shipped',
+                  note: `${split(measured)}${shipped && overLimit ? `, ${overLimit}x LIMIT` : ''}`,
+                  highlight: shipped,
                 },
-              ];
-            }),
-          ),
-        ],
+              ],
+        ),
       })),
       {
         title: 'Import-only cold init, fresh process to module evaluated',
