@@ -22,6 +22,8 @@ const unmatchedRouteResponses = '/x-unmatched-route-responses';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
+type Located = { value: Json; pointer: string };
+
 export type Route = { readonly method: string; readonly path: string };
 
 /** Header names in lower case. */
@@ -67,7 +69,7 @@ export interface OpenApiExchanges {
   /** What is wrong with an answer on this route; empty when the spec documents it. */
   checkAnswer(route: Route, answer: Answer): string[];
   /** Follows a local `$ref` to what it names, with that value's pointer. */
-  resolve(value: Json, pointer: string): { value: Json; pointer: string };
+  resolve(value: Json, pointer: string): Located;
 }
 
 /** Loads and validates the spec (against the OpenAPI 3.1 schema) and compiles it for checking. */
@@ -237,7 +239,7 @@ function headerValue(
 
 /** The operation for a method and a path, `paths` keys matched as OpenAPI templates (`{id}`). */
 function operationOf(document: JsonObject, route: Route): Operation | undefined {
-  const { method } = route;
+  const method = route.method.toLowerCase();
   const { path } = splitTarget(route.path);
   const paths = (document.paths ?? {}) as JsonObject;
   // A literal path wins over a template that also matches it, as OpenAPI says.
@@ -245,16 +247,11 @@ function operationOf(document: JsonObject, route: Route): Operation | undefined 
     ? path
     : Object.keys(paths).find((template) => templateMatcher(template).test(path));
   if (key === undefined) return undefined;
-  const definition = (paths[key] as JsonObject)[method.toLowerCase()] as JsonObject | undefined;
+  const definition = (paths[key] as JsonObject)[method] as JsonObject | undefined;
   if (definition === undefined) return undefined;
   const name =
-    typeof definition.operationId === 'string' ? definition.operationId : `${method} ${key}`;
-  return {
-    name,
-    template: key,
-    pointer: `/paths/${pointerToken(key)}/${method.toLowerCase()}`,
-    definition,
-  };
+    typeof definition.operationId === 'string' ? definition.operationId : `${route.method} ${key}`;
+  return { name, template: key, pointer: `/paths/${pointerToken(key)}/${method}`, definition };
 }
 
 function splitTarget(target: string): { path: string; query: string } {
@@ -285,11 +282,8 @@ function parametersOf(document: JsonObject, operation: Operation): Parameter[] {
   for (const where of [itemPointer, operation.pointer]) {
     const list = (pointerGet(document, `${where}/parameters`) ?? []) as Json[];
     for (const [index, reference] of list.entries()) {
-      const { value, pointer } = resolveReference(
-        document,
-        reference,
-        `${where}/parameters/${index}`,
-      );
+      const at = `${where}/parameters/${index}`;
+      const { value, pointer } = resolveReference(document, reference, at);
       const definition = value as JsonObject;
       const schema = resolveReference(document, definition.schema ?? {}, `${pointer}/schema`).value;
       found.set(`${definition.in} ${definition.name}`, {
@@ -401,11 +395,7 @@ function schemaPointers(document: JsonObject): string[] {
   return [...new Set(pointers)];
 }
 
-function resolveReference(
-  document: JsonObject,
-  value: Json,
-  pointer: string,
-): { value: Json; pointer: string } {
+function resolveReference(document: JsonObject, value: Json, pointer: string): Located {
   let current = { value, pointer };
   for (let hops = 0; hops < 16; hops++) {
     const reference = (current.value as JsonObject | null)?.$ref;
