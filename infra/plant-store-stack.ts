@@ -25,72 +25,32 @@ import {
   defaultDomainPrefixStem,
 } from './stage-config.ts';
 
+/** The stage's settings: each key is described in docs/deploy.md#context-keys. */
 export interface PlantStoreStackProps extends StackProps {
-  /** The deployment's name (`dev`, `prod`): it feeds the Cognito domain prefix and shift defaults. */
   readonly stage: string;
-  /**
-   * Trust this OIDC issuer (Auth0, Entra ID, Okta) instead of creating a Cognito user pool.
-   * @default - a Cognito user pool with a client-credentials app client
-   */
+  /** @default - a Cognito user pool with a client-credentials app client */
   readonly externalIssuer?: TokenIssuerConfig;
-  /**
-   * The Cognito domain prefix, which must be unique in the region across all accounts.
-   * @default `plants-<stage>-<stack instance id>` (see `stackInstanceId`): unique, and unlike the
-   * account id, safe to show in the token URL. A stage containing `aws`, `amazon` or `cognito`
-   * needs an explicit prefix.
-   */
+  /** @default `plants-<stage>-<stack instance id>`: unique, and unlike the account id, safe to show */
   readonly authDomainPrefix?: string;
-  /** @default - no SNS topic */
   readonly alarmEmail?: string;
-  /** @default 100 */
   readonly throttlingRateLimit?: number;
-  /** @default 200 */
   readonly throttlingBurstLimit?: number;
-  /**
-   * How CodeDeploy moves the `live` alias to a newly published version.
-   * @default `defaultDeploymentConfig(stage)`: all at once for `dev`, else a 10 % canary for 5 minutes
-   */
+  /** @default `defaultDeploymentConfig(stage)` */
   readonly deploymentConfig?: DeploymentConfigName;
-  /**
-   * Shift traffic without reading the rollback alarms, for an emergency fix that must go out while
-   * they fire; the pre-traffic check still runs.
-   * @default false
-   */
+  /** For an emergency fix that must ship while the rollback alarms fire. */
   readonly ignoreAlarmConfiguration?: boolean;
-  /**
-   * Serve the API on this name too, with this ACM certificate of the stack's region.
-   * @default - the execute-api URL only
-   */
   readonly customDomain?: CustomDomainConfig;
-  /**
-   * The CI deploy role (`PlantStore-ci`'s `DeployRoleArn`): with the Cognito issuer, it may read
-   * this stage's machine client secret, and no other pool's, for the checks after a deploy.
-   * @default - no role is granted anything
-   */
+  /** The CI deploy role, which may read this stage's machine client secret for post-deploy checks. */
   readonly ciRoleArn?: string;
-  /**
-   * Deliver every new plant, signed, to this https URL (docs/webhooks.md): the table gets a
-   * stream, and the stack a pipe, a queue, its DLQ, the deliverer and the signing secret.
-   * @default - no webhook, and no stream on the table
-   */
+  /** @default - no webhook, and no stream on the table */
   readonly webhookUrl?: string;
-  /**
-   * With `webhookUrl`: the most deliverers running at once (2 to 1000).
-   * @default webhookSettings.mappingMaxConcurrency (5)
-   */
   readonly webhookConcurrency?: number;
-  /**
-   * The region the CLI deploys to (`CDK_DEFAULT_REGION`), for the checks a synth can make without
-   * tying the template to it: a webhook in a region without EventBridge Pipes fails the synth.
-   * @default - the stack's region, when it has one
-   */
+  /** The CLI's region, so that a synth for a region without EventBridge Pipes fails early. */
   readonly deployRegion?: string;
 }
 
 /**
- * The Plant Store API on AWS: the operations of `functions/operations.ts` on an HTTP API, one
- * function each with its own role, release and alarms, one table, a Cognito token issuer (or an
- * external one) and the alarms an operator needs. Environment-agnostic: no lookups, so it
+ * The Plant Store API on AWS, one function per operation. Environment-agnostic: no lookups, so it
  * synthesizes without credentials.
  */
 export class PlantStoreStack extends Stack {
