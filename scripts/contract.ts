@@ -232,11 +232,8 @@ function idOf({ body = '' }: SentRequest): string {
  * Deletes every plant a create of the run stored (`true`). An id whose create got no certain
  * answer (`false`) is deleted only if it holds a check's plant: it may be someone else's.
  */
-async function cleanUp(
-  created: ReadonlyMap<string, boolean>,
-  fixture: CheckFixture,
-  { exchange, record, fail, options }: RunContext,
-): Promise<void> {
+async function cleanUp(created: Map<string, boolean>, fixture: CheckFixture, context: RunContext) {
+  const { exchange, record, fail, options } = context;
   for (const [id, stored] of created) {
     const read = {
       name: 'a plant this run may have stored, read',
@@ -638,15 +635,12 @@ function statusTable(statuses: ContractResult['statuses']): string {
   const width = Math.max('operation'.length, ...rows.map((row) => row.length));
   const line = (name: string, cells: string[]) =>
     `${name.padEnd(width)}  ${cells.map((cell) => cell.padStart(5)).join('')}`.trimEnd();
-  return [
+  const cells = (row: string) => columns.map((code) => String(statuses.get(row)?.get(code) ?? ''));
+  const table = [
     line('operation', columns.map(String)),
-    ...rows.map((row) =>
-      line(
-        row,
-        columns.map((status) => String(statuses.get(row)?.get(status) ?? '')),
-      ),
-    ),
-  ].join('\n');
+    ...rows.map((row) => line(row, cells(row))),
+  ];
+  return table.join('\n');
 }
 
 /** A body, short and with every invisible character visible. */
@@ -654,10 +648,8 @@ function excerpt(body: string | Uint8Array | undefined): string {
   if (body === undefined || body.length === 0) return '(no body)';
   const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
   const characters = [...text];
-  const shown = JSON.stringify(
-    characters.length > 240 ? `${characters.slice(0, 240).join('')}...` : text,
-  );
-  return `${shown} (${Buffer.byteLength(text)} bytes)`;
+  const shown = characters.length > 240 ? `${characters.slice(0, 240).join('')}...` : text;
+  return `${JSON.stringify(shown)} (${Buffer.byteLength(text)} bytes)`;
 }
 
 /** The status table, the walk, then PASS or each FAIL. */
