@@ -1,13 +1,8 @@
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { client, type Event, type Result, tableName } from './bare-client.ts';
 
 /** BARE for GET /plants/{id}: the textbook SDK handler; no auth, no validation, no error mapping. */
-const client = new DynamoDBClient({});
-const tableName = process.env.PLANTS_TABLE_NAME;
-
-export const handler = async (
-  event: APIGatewayProxyEventV2,
-): Promise<APIGatewayProxyStructuredResultV2> => {
+export const handler = async (event: Event): Promise<Result> => {
   const { Item } = await client.send(
     new GetItemCommand({
       TableName: tableName,

@@ -1,13 +1,8 @@
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { client, type Event, type Result, tableName } from './bare-client.ts';
 
 /** BARE for POST /plants: the textbook SDK handler; no auth, no validation, no error mapping. */
-const client = new DynamoDBClient({});
-const tableName = process.env.PLANTS_TABLE_NAME;
-
-export const handler = async (
-  event: APIGatewayProxyEventV2,
-): Promise<APIGatewayProxyStructuredResultV2> => {
+export const handler = async (event: Event): Promise<Result> => {
   const plant = JSON.parse(event.body ?? '{}') as { id: number; name: string; tag?: string };
   await client.send(
     new PutItemCommand({
