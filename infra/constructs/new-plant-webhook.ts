@@ -47,10 +47,7 @@ export interface NewPlantWebhookProps {
   readonly url: string;
   /** @default - no notification; the alarms show in the CloudWatch console only */
   readonly alarmTopic?: ITopic;
-  /**
-   * The region the deploy goes to, when known at synth (the CLI's `CDK_DEFAULT_REGION`).
-   * @default - the stack's region, when it is not a token
-   */
+  /** The CLI's `CDK_DEFAULT_REGION`, checked when the stack's region is a token. */
   readonly deployRegion?: string;
   /** @default webhookSettings.mappingMaxConcurrency */
   readonly maxConcurrency?: number;
@@ -75,12 +72,7 @@ const longFailingHours = Math.floor(
 );
 export const longFailingDeliveryMetric = 'WebhookLongFailing';
 
-/**
- * The new-plant webhook on AWS (docs/decisions/0100-webhook-path.md): the table's stream, filtered
- * by an EventBridge pipe, fills a queue; the deliverer (`functions/deliver-webhook/`) takes small
- * batches from it, signs and POSTs each event, and holds a failed one back for its next attempt;
- * after the last, the queue moves it to a dead-letter queue, whose alarm pages.
- */
+/** The new-plant webhook: stream, pipe, queue, deliverer (docs/decisions/0100-webhook-path.md). */
 export class NewPlantWebhook extends Construct {
   readonly queue: IQueue;
   readonly deadLetterQueue: IQueue;
@@ -294,11 +286,7 @@ export class NewPlantWebhook extends Construct {
     });
   }
 
-  /**
-   * The pipe from the table's stream to the queue: the records `webhookSettings.pipeFilter` keeps,
-   * each one message. It starts at the oldest record the stream holds, so that no item written
-   * after the stream was enabled is missed.
-   */
+  /** From the oldest record the stream holds, so that no item written after it was enabled is missed. */
   private streamToQueue(streamArn: string, deadLetters: IQueue, logGroup: LogGroup): CfnPipe {
     const role = new Role(this, 'PipeRole', {
       assumedBy: new ServicePrincipal('pipes.amazonaws.com', {
