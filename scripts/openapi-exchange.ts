@@ -23,6 +23,7 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 type Located = { value: Json; pointer: string };
+type Resolve = (value: Json, pointer: string) => Located;
 
 export type Route = { readonly method: string; readonly path: string };
 
@@ -69,7 +70,7 @@ export interface OpenApiExchanges {
   /** What is wrong with an answer on this route; empty when the spec documents it. */
   checkAnswer(route: Route, answer: Answer): string[];
   /** Follows a local `$ref` to what it names, with that value's pointer. */
-  resolve(value: Json, pointer: string): Located;
+  resolve: Resolve;
 }
 
 /** Loads and validates the spec (against the OpenAPI 3.1 schema) and compiles it for checking. */
@@ -165,7 +166,7 @@ function checkResponse(
   pointer: string,
   answer: Answer,
   check: (pointer: string, value: Json) => OutputUnit[],
-  resolve: OpenApiExchanges['resolve'],
+  resolve: Resolve,
 ): string[] {
   const violations: string[] = [];
   for (const [name, reference] of Object.entries((response.headers ?? {}) as JsonObject)) {
@@ -223,11 +224,7 @@ function mediaTypeOf(content: JsonObject, contentType: string): string | undefin
 }
 
 /** A header's text as its value: the `simple` style spells a number or boolean plainly. */
-function headerValue(
-  schema: Json | undefined,
-  text: string,
-  resolve: OpenApiExchanges['resolve'],
-): Json {
+function headerValue(schema: Json | undefined, text: string, resolve: Resolve): Json {
   const type = (resolve(schema ?? null, '').value as JsonObject | null)?.type;
   const trimmed = text.trim();
   if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(trimmed)) {
