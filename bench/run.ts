@@ -267,11 +267,7 @@ async function measureCreate(
   });
   const coldOf = (id: string) =>
     coldFigures.find((figure) => figure.id === id)?.initMedianMs ?? Number.NaN;
-  const [floorCold, bareCold, shippedCold] = ['floor', 'bare', 'shipped'].map(coldOf) as [
-    number,
-    number,
-    number,
-  ];
+  const [floorCold, bareCold, shippedCold] = [coldOf('floor'), coldOf('bare'), coldOf('shipped')];
 
   const warmFigures = warmBundles.map((bundle) => {
     const results = warm.get(bundle) ?? [];
@@ -294,9 +290,7 @@ async function measureCreate(
     if (!figure) throw new Error(`no warm figures for ${name}`);
     return figure;
   };
-
-  const shipped = byName('shipped');
-  const [shippedWarm, bareWarm] = [warmOf('shipped'), warmOf('bare')];
+  const [shipped, shippedWarm, bareWarm] = [byName('shipped'), warmOf('shipped'), warmOf('bare')];
   const target = (name: string, value: string, met: boolean) => ({ target: name, value, met });
   const vsBare = (name: string, value: number, bare: number, most: number) =>
     target(`${name} <= ${most} x BARE`, `${round(value / bare)} x BARE`, value <= most * bare);
