@@ -25,10 +25,8 @@ import { deployedEnvironment } from './support/lambda-environment.ts';
 import { type InvokeResult, startLambdaProcess } from './support/lambda-process.ts';
 import { createThrowawayCa } from './support/throwaway-ca.ts';
 
-/** The cold request a new Lambda environment's caller waits for (docs/performance.md). */
-
-/** Each operation's variants; FLOOR, the empty handler, is one for all. */
-export type ColdRequestVariant = 'limit' | 'bare' | 'shipped';
+/** Each operation's variants for the cold request (docs/performance.md); FLOOR is one for all. */
+type ColdRequestVariant = 'limit' | 'bare' | 'shipped';
 
 /** Where one cold request's time went; the table's footer says what each figure is. */
 export type ColdRequestSample = ReturnType<typeof sampleOf>;
