@@ -1,5 +1,4 @@
-// `npm run docs`: the API reference as one self-contained HTML file (default dist/docs/index.html)
-// that any static host can serve, or a browser can open from disk.
+// `npm run docs`: the API reference as one self-contained HTML file any static host can serve.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -5,16 +5,13 @@ import { type Operation, requestPath } from '../functions/operation.ts';
 import { checksOf } from '../functions/operations.ts';
 import type { Answer, Route } from './openapi-exchange.ts';
 
-// What `npm run smoke` and `npm run contract` share, so that a new operation is tried by both
-// without a line of its own here.
+// Shared by smoke and contract, so a new operation is tried by both without a line here.
 
-/** `path` with its query; lowercase header names. */
 export type HttpRequest = Route & {
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
 };
 
-/** Follows no redirect; throws when no answer came. */
 export async function sendHttp(
   baseUrl: string,
   request: HttpRequest,
@@ -59,7 +56,6 @@ export function apiFixture(send: Send, token: string): CheckFixture {
   };
 }
 
-/** The operation's sample about the plant `id`, its body tagged (`checkedBody`). */
 export function sampleHttpRequest(operation: Operation, id: string, token?: string) {
   const request = checksOf(operation).sample.request(id);
   return {
@@ -74,10 +70,7 @@ export function sampleHttpRequest(operation: Operation, id: string, token?: stri
   } satisfies HttpRequest;
 }
 
-/**
- * A JSON object body with the checks' reserved tag, which the webhook's pipe leaves out
- * (docs/decisions/0146-check-plants-not-delivered.md); any other text as it is.
- */
+/** Tagged so the webhook pipe skips it (docs/decisions/0146-check-plants-not-delivered.md). */
 export function checkedBody(body: string): string {
   let parsed: unknown;
   try {

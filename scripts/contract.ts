@@ -1,8 +1,5 @@
-// `npm run contract`: checks a running API against openapi.yaml with requests generated from its
-// schemas (fixed seed), then stateful steps and each operation's checks; every answer must be
-// documented and the status the spec gives its request (docs/local-development.md). Every plant
-// it stores carries the checks' tag and is deleted by the end of the run, whatever failed
-// (docs/decisions/0146-check-plants-not-delivered.md).
+// `npm run contract`: a running API against openapi.yaml (docs/local-development.md). Its plants
+// are tagged and deleted whatever fails (docs/decisions/0146-check-plants-not-delivered.md).
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { exactJson, nextLinkTarget, parseExactJson } from '../clients/plant-store-client.ts';
@@ -44,10 +41,8 @@ import {
   type Schema,
 } from './schema-arbitraries.ts';
 
-/** One request of a run, named for the report (`no token`, ...). */
 export type SentRequest = HttpRequest & { readonly name: string };
 
-/** A generated request, the statuses the spec gives it, and why. */
 export type ContractCase = SentRequest & {
   readonly expect: readonly number[];
   readonly why: string;
@@ -58,9 +53,7 @@ export interface ContractOptions {
   /** Needs every scope; without one, only what needs no token is sent. */
   readonly token?: string | undefined;
   readonly seed: number;
-  /** Requests generated per operation. */
   readonly runs: number;
-  /** The list walk's page size. */
   readonly walkLimit: number;
   readonly timeoutMs: number;
 }
@@ -73,7 +66,6 @@ type ContractFailure = {
 
 export interface ContractResult {
   readonly requests: number;
-  /** Statuses seen per operation (or `no route (METHOD /path)`). */
   readonly statuses: ReadonlyMap<string, ReadonlyMap<number, number>>;
   readonly walk?: { readonly pages: number; readonly plants: number; readonly stored: number };
   readonly failures: readonly ContractFailure[];
@@ -92,14 +84,10 @@ const acceptedBody = 'a body the spec accepts';
 interface RunContext {
   readonly spec: OpenApiExchanges;
   readonly options: ContractOptions;
-  /** Sends a case and records its answer, a violation unless its status is expected. */
   readonly run: (contractCase: ContractCase) => Promise<Answer | undefined>;
-  /** Its answer, or undefined (and a failure) when none came. */
   readonly exchange: (request: SentRequest) => Promise<Answer | undefined>;
-  /** Counts the status; a failure if the spec or `problems` object. */
   readonly record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void;
   readonly fail: (request: SentRequest, violations: readonly string[]) => void;
-  /** Only with a token. */
   readonly fixture?: CheckFixture;
 }
 
@@ -108,7 +96,6 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
   const statuses = new Map<string, Map<number, number>>();
   const failures: ContractFailure[] = [];
   let requests = 0;
-  /** The id of each create sent with a token: whether its answer says it stored the plant. */
   const created = new Map<string, boolean>();
   const record: RunContext['record'] = (request, answer, problems) => {
     const route: Route = { method: request.method, path: request.path };
@@ -169,7 +156,6 @@ async function answerTo(exchange: RunContext['exchange'], request: SentRequest):
 
 async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
   const { spec, options, run, fixture } = context;
-  /** The plants this run created (a 200 to a create it sent), by id, as the answers have them. */
   const stored = new Map<string, { id: Json; name: Json; tag?: Json }>();
   let first: ContractCase | undefined;
   for (const contractCase of contractCases(spec, options)) {
@@ -199,7 +185,6 @@ async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
     for (const cursorCase of next === undefined ? [] : cursorCases(next, options)) {
       await run(cursorCase);
     }
-    // Deleted, again, then created again under another name; the clean-up deletes it.
     const remove = {
       ...sampleHttpRequest(deletePlant, String(plant.id), options.token),
       expect: [204],
@@ -221,17 +206,13 @@ async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
   return walk;
 }
 
-/** The `id` of a JSON object body, as its exact decimal text; empty when it has none. */
 function idOf({ body = '' }: SentRequest): string {
   const { id } = (parseExact(typeof body === 'string' ? body : Buffer.from(body).toString()) ??
     {}) as { id?: Json };
   return typeof id === 'bigint' || typeof id === 'number' ? String(id) : '';
 }
 
-/**
- * Deletes every plant a create of the run stored (`true`). An id whose create got no certain
- * answer (`false`) is deleted only if it holds a check's plant: it may be someone else's.
- */
+/** An id whose create got no certain answer is deleted only if a check's: it may be another's. */
 async function cleanUp(created: Map<string, boolean>, fixture: CheckFixture, context: RunContext) {
   const { exchange, record, fail, options } = context;
   for (const [id, stored] of created) {
@@ -255,7 +236,6 @@ async function cleanUp(created: Map<string, boolean>, fixture: CheckFixture, con
   }
 }
 
-/** The operation's checks, each answer recorded with what the checks' runner found. */
 async function runOperationChecks(operation: DeclaredOperation, context: RunContext) {
   const { exchange, record, fail, fixture, options } = context;
   const answered: { request: SentRequest; answer: Answer }[] = [];
@@ -282,7 +262,6 @@ async function runOperationChecks(operation: DeclaredOperation, context: RunCont
   if ('error' in report) fail(checks, [describeError(report.error)]);
 }
 
-/** Every operation's sample, about a fresh id no plant has. */
 export function sampleCases(token: string): ContractCase[] {
   return declaredOperations.map((operation) => ({
     name: `the sample of ${routeKey(operation)}, about an id no plant has`,
@@ -292,11 +271,7 @@ export function sampleCases(token: string): ContractCase[] {
   }));
 }
 
-/**
- * Follows the next links to the last page while plants come and go between pages. Each page must
- * be a 200 going on with the same limit, the walk must end, and each plant the run stored appear
- * exactly once, as stored. Returns the first next link, for the cursor cases.
- */
+/** Plants come and go between pages; each one stored must appear exactly once. */
 async function listWalk(
   { options, run, exchange, record, fail }: RunContext,
   stored: ReadonlyMap<string, { id: Json; name: Json; tag?: Json }>,
@@ -384,7 +359,6 @@ async function listWalk(
   return { next: firstNext, pages, plants };
 }
 
-/** A next link as given, and its cursor cut short, changed, and sent with another limit. */
 function cursorCases(next: string, options: ContractOptions): ContractCase[] {
   const url = new URL(next, 'http://next.invalid/');
   const cursor = url.searchParams.get('cursor') ?? '';
@@ -411,10 +385,6 @@ function cursorCases(next: string, options: ContractOptions): ContractCase[] {
   ];
 }
 
-/**
- * Per operation: generated bodies or parameters, requests without a valid token, and for a body
- * the wrong content type and one byte too many; then routes the spec does not list.
- */
 export function contractCases(spec: OpenApiExchanges, options: ContractOptions): ContractCase[] {
   const cases: ContractCase[] = [];
   const { token } = options;
@@ -535,7 +505,6 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
   return cases;
 }
 
-/** An int64 stays exact; not JSON is `undefined`, which the spec's check reports. */
 function parseExact(text: string): Json | undefined {
   try {
     return parseExactJson(text) as Json;
@@ -555,7 +524,6 @@ function jsonHeaders(token?: string): Record<string, string> {
   return { 'content-type': 'application/json', ...authorization(token) };
 }
 
-/** A JSON object body grown to exactly `bytes` bytes with a member the spec ignores. */
 function padded(body: string, bytes: number): Uint8Array {
   const head = `${body.slice(0, -1)},"padding":"`;
   const padding = bytes - Buffer.byteLength(head) - 2;
@@ -574,7 +542,6 @@ function operations(spec: OpenApiExchanges): (Operation & { route: Route })[] {
   return found;
 }
 
-/** Every method each listed path does not have, and a path the spec does not list. */
 function unmatchedRoutes(spec: OpenApiExchanges): Route[] {
   const routes: Route[] = [];
   for (const [path, item] of Object.entries((spec.document.paths ?? {}) as Schema)) {
@@ -604,7 +571,6 @@ function documentedSuccess(operation: Operation): number[] {
     .map(Number);
 }
 
-/** The documented statuses an accepted request may get from what is stored: 404, 409. */
 function documentedStateStatuses(operation: Operation): number[] {
   const documented = Object.keys((operation.definition.responses ?? {}) as Schema).map(Number);
   return [404, 409].filter((status) => documented.includes(status));
@@ -643,7 +609,6 @@ function statusTable(statuses: ContractResult['statuses']): string {
   return table.join('\n');
 }
 
-/** A body, short and with every invisible character visible. */
 function excerpt(body: string | Uint8Array | undefined): string {
   if (body === undefined || body.length === 0) return '(no body)';
   const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
@@ -652,7 +617,6 @@ function excerpt(body: string | Uint8Array | undefined): string {
   return `${JSON.stringify(shown)} (${Buffer.byteLength(text)} bytes)`;
 }
 
-/** The status table, the walk, then PASS or each FAIL. */
 export function contractReport(result: ContractResult): string {
   const lines = [statusTable(result.statuses), ''];
   if (result.walk !== undefined) {

@@ -1,5 +1,4 @@
-// `npm run cost [-- -c stage=prod]`: the stage's monthly floor and each operation's cost per
-// million requests, from the template `cdk synth` makes of it (docs/cost.md).
+// `npm run cost`: monthly floor and per-operation cost from the stage's template (docs/cost.md).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,16 +13,12 @@ import { operationConstructId } from '../infra/constructs/operation-function.ts'
 import { addStacks } from '../infra/plant-store-app.ts';
 import { prices } from './prices.ts';
 
-/** What a request is assumed to cost in time and size where the template cannot say. */
 export const assumptions = {
   /** Billed duration of a warm request: stated, not measured (the `Duration` metric is). */
   lambdaDurationMs: 25,
-  /** Lambda's own `platform.start` and `platform.report` lines per invocation. */
   platformLogBytes: 700,
-  /** A `$context` variable's value in the API's access log line. */
   accessLogValueBytes: 16,
   requestsPerMonth: 1_000_000,
-  /** The log groups keep a month. */
   logRetentionMonths: 1,
   /** Each long poll of Lambda's SQS pollers is a billed SQS request. */
   sqsLongPollSeconds: 20,
@@ -39,20 +34,17 @@ function resourcesOf(template: CfnTemplate, type: string): [string, Resource][] 
   return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
 }
 
-/** The metrics an alarm reads, which CloudWatch bills it for: one, or each of a math alarm's. */
 export function alarmMetrics(alarm: Resource): number {
   const metrics = alarm.Properties?.Metrics as { MetricStat?: unknown }[] | undefined;
   if (metrics === undefined) return 1;
   return metrics.filter((metric) => metric.MetricStat !== undefined).length;
 }
 
-/** A template value as text, each intrinsic in an `Fn::Join` as a placeholder. */
 const asText = (value: unknown): string => {
   const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
   return typeof value === 'string' ? value : join ? join[1].map(asText).join(join[0]) : 'x';
 };
 
-/** The metrics each widget of a dashboard's body draws. */
 export function dashboardMetrics(dashboard: Resource): number {
   const body = JSON.parse(asText(dashboard.Properties?.DashboardBody)) as {
     widgets: { properties?: { metrics?: unknown[][] } }[];
@@ -65,7 +57,6 @@ export function dashboardMetrics(dashboard: Resource): number {
     ).length;
 }
 
-/** Per operation its outcome counters and store latency, the metric filters', the deliverer's 4. */
 export function customMetrics(template: CfnTemplate): number {
   const fromRequests = operations.reduce(
     (sum, operation) => sum + new Set(Object.values(countersOf(operation))).size + 1,
@@ -80,7 +71,6 @@ export function customMetrics(template: CfnTemplate): number {
   return fromRequests + fromFilters + webhook;
 }
 
-/** The stage's cost a month with no request at all, line by line. */
 export function monthlyFloor(template: CfnTemplate) {
   const { cloudwatch, cognito, secretsManager, sqs } = prices;
   const alarms = resourcesOf(template, 'AWS::CloudWatch::Alarm');
@@ -157,11 +147,7 @@ const readActions = new Set(
 );
 const writeActions = new Set(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']);
 
-/**
- * The request units of one request: each declared action once (an upper bound: some run only on a
- * conflict), a strongly consistent read of up to 4 KB one read unit, a write of up to 1 KB one
- * write unit.
- */
+/** Each declared action once: an upper bound, as some run only on a conflict. */
 export function requestUnits(operation: Pick<Operation, 'dynamodbActions'>) {
   const actions: readonly string[] = operation.dynamodbActions;
   const unpriced = actions.find((action) => !readActions.has(action) && !writeActions.has(action));
@@ -174,7 +160,6 @@ export function requestUnits(operation: Pick<Operation, 'dynamodbActions'>) {
   };
 }
 
-/** The share of requests X-Ray's default rule records at `requestsPerMonth`, spread evenly. */
 export function sampledShare(requestsPerMonth: number): number {
   const perSecond = requestsPerMonth / secondsPerMonth;
   if (perSecond <= prices.xray.reservoirPerSecond) return 1;
@@ -182,7 +167,6 @@ export function sampledShare(requestsPerMonth: number): number {
   return reservoir + prices.xray.fixedRate * (1 - reservoir);
 }
 
-/** The API access log line's size: the template's format with a typical value for each variable. */
 export function accessLogBytes(template: CfnTemplate): number {
   const [[, stage] = []] = resourcesOf(template, 'AWS::ApiGatewayV2::Stage');
   const format = (stage?.Properties?.AccessLogSettings as { Format?: string })?.Format ?? '';
@@ -201,7 +185,6 @@ function memoryOf(template: CfnTemplate, operation: Pick<Operation, 'name'>): nu
   return Number(found[0]?.[1].Properties?.MemorySize ?? 128);
 }
 
-/** What a million requests of each operation cost, in dollars, by the parts that bill them. */
 export function perMillion(
   template: CfnTemplate,
   measured: { readonly requestLineBytes: Readonly<Record<string, number>> },
@@ -240,7 +223,6 @@ export function perMillion(
   });
 }
 
-/** What the client-credentials tokens cost: per client caching each token, and per request without. */
 export function tokenCost(template: CfnTemplate) {
   const [[, client] = []] = resourcesOf(template, 'AWS::Cognito::UserPoolClient');
   if (client === undefined) return undefined;
@@ -254,10 +236,6 @@ export function tokenCost(template: CfnTemplate) {
   };
 }
 
-/**
- * The size of each operation's own access log line for its sample request and first outcome, with
- * a local run's values; on AWS the function name, request id, version and trace id add to it.
- */
 export function requestLineBytes(): Record<string, number> {
   return Object.fromEntries(
     operations.map((operation) => {
@@ -287,7 +265,6 @@ export function requestLineBytes(): Record<string, number> {
   );
 }
 
-/** `-c key=value` pairs, as `cdk synth` takes them. */
 export function contextOf(args: readonly string[]): Record<string, string> {
   const { values } = parseArgs({
     args: [...args],

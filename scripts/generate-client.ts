@@ -1,6 +1,4 @@
-// `npm run client:generate`: the TypeScript types of the API, generated from openapi.yaml by
-// openapi-typescript into clients/plant-store.generated.ts. test/clients/client-drift.test.ts fails
-// when the committed file and openapi.yaml disagree.
+// `npm run client:generate`: openapi.yaml's types; test/clients/client-drift.test.ts guards drift.
 import { writeFile } from 'node:fs/promises';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';

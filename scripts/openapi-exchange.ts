@@ -1,5 +1,4 @@
-// openapi.yaml as a judge of HTTP exchanges. @hyperjump/json-schema does the JSON Schema work;
-// this module only picks, as OpenAPI says, which schema a part of an exchange answers to.
+// openapi.yaml as judge of HTTP exchanges: @hyperjump/json-schema validates, this picks schemas.
 import { readFile } from 'node:fs/promises';
 import { BASIC } from '@hyperjump/json-schema/experimental';
 import {
@@ -16,7 +15,6 @@ export const specUrl = new URL('../openapi.yaml', import.meta.url);
 /** A name only (`.invalid` never resolves), as a file: URI may not be. */
 const documentUri = 'https://plant-store.invalid/openapi.json';
 const openApi31Dialect = 'https://spec.openapis.org/oas/3.1/schema-base';
-/** The spec's Responses Object for any method and path that `paths` does not list. */
 const unmatchedRouteResponses = '/x-unmatched-route-responses';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -27,7 +25,6 @@ type Resolve = (value: Json, pointer: string) => Located;
 
 export type Route = { readonly method: string; readonly path: string };
 
-/** Header names in lower case. */
 export type Answer = {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -35,20 +32,16 @@ export type Answer = {
 };
 
 export interface Operation {
-  /** `operationId`, or `METHOD /path` when it has none. */
   readonly name: string;
-  /** Its `paths` key, e.g. `/plants/{id}`. */
   readonly template: string;
   readonly pointer: string;
   readonly definition: JsonObject;
 }
 
-/** A Parameter Object, `$ref`s followed. */
 export interface Parameter {
   readonly name: string;
   readonly in: 'path' | 'query' | 'header' | 'cookie';
   readonly required: boolean;
-  /** Resolved, for generating values. */
   readonly schema: JsonObject;
   readonly schemaPointer: string;
   readonly definition: JsonObject;
@@ -56,24 +49,16 @@ export interface Parameter {
 
 export interface OpenApiExchanges {
   readonly document: JsonObject;
-  /** A query string is ignored. */
   operationOf(route: Route): Operation | undefined;
   parameters(operation: Operation): Parameter[];
-  /**
-   * `target` is the path and query as sent: each required parameter present, none twice unless an
-   * array, each the text of a value its schema accepts (an integer only as canonical decimals).
-   */
+  /** An integer parameter only as canonical decimals. */
   acceptsParameters(operation: Operation, target: string): boolean;
-  /** The JSON media type's schema, resolved, for generating bodies. */
   requestBodySchema(operation: Operation): JsonObject | undefined;
   acceptsBody(operation: Operation, body: string): boolean;
-  /** What is wrong with an answer on this route; empty when the spec documents it. */
   checkAnswer(route: Route, answer: Answer): string[];
-  /** Follows a local `$ref` to what it names, with that value's pointer. */
   resolve: Resolve;
 }
 
-/** Loads and validates the spec (against the OpenAPI 3.1 schema) and compiles it for checking. */
 export async function loadOpenApiExchanges(url: URL = specUrl): Promise<OpenApiExchanges> {
   const document = parse(await readFile(url, 'utf8')) as JsonObject;
   const documentCheck = await validate(openApi31Dialect, document, BASIC);
@@ -117,7 +102,6 @@ export async function loadOpenApiExchanges(url: URL = specUrl): Promise<OpenApiE
             : parameter.in === 'query'
               ? (queryValues.get(parameter.name) ?? [])
               : undefined;
-        // Headers and cookies are not judged here.
         if (texts === undefined) return true;
         if (texts.length === 0) return !parameter.required;
         if (texts.length > 1 && parameter.schema.type !== 'array') return false;
@@ -207,14 +191,12 @@ function checkResponse(
   return violations;
 }
 
-/** A Responses Object's key for a status, as OpenAPI picks it: exact code, then `4XX`, then `default`. */
 function responseKey(responses: JsonObject, status: number): string | undefined {
   return [String(status), `${Math.floor(status / 100)}XX`, 'default'].find((key) =>
     Object.hasOwn(responses, key),
   );
 }
 
-/** The documented media type an answer's Content-Type falls under: exact, then `type/*`, then `*\/*`. */
 function mediaTypeOf(content: JsonObject, contentType: string): string | undefined {
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   const documented = Object.keys(content);
@@ -223,7 +205,6 @@ function mediaTypeOf(content: JsonObject, contentType: string): string | undefin
     .find((name) => name !== undefined);
 }
 
-/** A header's text as its value: the `simple` style spells a number or boolean plainly. */
 function headerValue(schema: Json | undefined, text: string, resolve: Resolve): Json {
   const type = (resolve(schema ?? null, '').value as JsonObject | null)?.type;
   const trimmed = text.trim();
@@ -234,7 +215,6 @@ function headerValue(schema: Json | undefined, text: string, resolve: Resolve): 
   return text;
 }
 
-/** The operation for a method and a path, `paths` keys matched as OpenAPI templates (`{id}`). */
 function operationOf(document: JsonObject, route: Route): Operation | undefined {
   const method = route.method.toLowerCase();
   const { path } = splitTarget(route.path);
@@ -256,7 +236,6 @@ function splitTarget(target: string): { path: string; query: string } {
   return { path, query: query.join('?') };
 }
 
-/** The path's values of a template's `{name}`s, decoded; `undefined` when it does not match. */
 function pathParameterValues(template: string, path: string): Map<string, string> | undefined {
   const names = [...template.matchAll(/\{([^}/]+)\}/g)].map((match) => match[1] ?? '');
   const values = templateMatcher(template, '([^/]+)').exec(path)?.slice(1);
@@ -272,7 +251,6 @@ function decodeComponent(text: string): string {
   }
 }
 
-/** The operation's parameters with its path item's, an operation's own winning (OpenAPI 3.1). */
 function parametersOf(document: JsonObject, operation: Operation): Parameter[] {
   const itemPointer = operation.pointer.slice(0, operation.pointer.lastIndexOf('/'));
   const found = new Map<string, Parameter>();
@@ -296,11 +274,7 @@ function parametersOf(document: JsonObject, operation: Operation): Parameter[] {
   return [...found.values()];
 }
 
-/**
- * The value a parameter's text spells as the `simple` and `form` styles write a primitive, or
- * `undefined`. An integer is checked against its format's exact bounds here: a validator reads a
- * double.
- */
+/** Integer format bounds checked exactly here: a validator reads a double. */
 function parameterValue(schema: JsonObject, text: string): Json | undefined {
   switch (schema.type) {
     case 'integer': {
@@ -319,7 +293,6 @@ function parameterValue(schema: JsonObject, text: string): Json | undefined {
   }
 }
 
-/** The integer formats' ranges, exactly: the document's bounds are read as doubles. */
 export const exactIntegerBounds: Readonly<Record<string, readonly [bigint, bigint]>> = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
   int64: [-(2n ** 63n), 2n ** 63n - 1n],
@@ -350,7 +323,6 @@ function parseJson(text: string): Json | undefined {
   }
 }
 
-/** Every pointer at which an answer's or a request's part is checked against a schema. */
 function schemaPointers(document: JsonObject): string[] {
   const pointers: string[] = [];
   const addResponses = (responses: Json, where: string) => {
@@ -418,7 +390,6 @@ function pointerToken(token: string): string {
   return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
-/** The first few failed keywords, e.g. `#/name fails maxLength (#/components/schemas/Plant/...)`. */
 function describe(errors: readonly OutputUnit[] | undefined): string {
   const failed = (errors ?? []).map((error) => {
     const keyword = error.keyword.split('/').at(-1);

@@ -1,9 +1,4 @@
-/**
- * The AWS list prices `npm run cost` uses: us-east-1, US dollars, without the free tier (an
- * account's free tier is shared by everything in it). Written from the public pricing pages as
- * known on the date below, without reaching them (this project's tools run offline): check the
- * pages before relying on a figure, and change it here, in one place.
- */
+// AWS list prices (us-east-1, USD, no free tier), written offline: check the pages below first.
 export const prices = {
   date: '2026-07-01',
   region: 'us-east-1',

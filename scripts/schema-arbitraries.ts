@@ -8,13 +8,11 @@ import {
   type Route,
 } from './openapi-exchange.ts';
 
-// fast-check arbitraries from the spec's schemas for `npm run contract`. The spec itself judges
-// each value, so an arbitrary only has to reach where a schema and a service part ways.
+// Arbitraries for `npm run contract`: the spec judges each value; these need only reach the edges.
 
 export type Json = null | boolean | number | string | bigint | Json[] | { [key: string]: Json };
 export type Schema = { [keyword: string]: unknown };
 
-/** Any grapheme, combining marks, NFC expansions, astral characters and joiner sequences. */
 const writtenUnit = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
   {
@@ -26,7 +24,6 @@ const writtenUnit = fc.oneof(
     ),
   },
 );
-/** Controls, bidi and zero-width characters, separators, a lone surrogate: one code unit each. */
 const suspectUnit = fc.constantFrom(
   ...'\n\t\u0000\u007F\u202E\u200B\u2066\uFEFF\u2028\uD800\u200D'.split(''),
 );
@@ -42,7 +39,6 @@ function textOf(min: number, max: number, unit: fc.Arbitrary<string>): fc.Arbitr
     );
 }
 
-/** A value the schema describes, built from its keywords. */
 export function describedValue(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<Json> {
   const resolved = merged(schema, spec);
   switch (resolved.type) {
@@ -77,7 +73,6 @@ export function describedValue(schema: Schema, spec: OpenApiExchanges): fc.Arbit
   }
 }
 
-/** A value that breaks one of the schema's rules, or a nested one's. */
 function brokenValue(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<Json> {
   const resolved = merged(schema, spec);
   const wrongType = fc.constantFrom<Json>(null, true, 1.5, 'text', [], {});
@@ -130,7 +125,6 @@ function brokenValue(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<Json>
   }
 }
 
-/** Request body texts: objects the schema describes, objects that break it, other JSON, no JSON. */
 export function bodyText(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 5, arbitrary: describedValue(schema, spec).map(exactJson) },
@@ -142,7 +136,6 @@ export function bodyText(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<s
   );
 }
 
-/** Members a schema leaves open, named unlike its own. */
 function extraMembers(own: string[]): fc.Arbitrary<Record<string, Json>> {
   // The service refuses `__proto__` and `constructor` on purpose, which the schema cannot say.
   const key = fc
@@ -168,7 +161,6 @@ function integerBounds(schema: Schema): [bigint, bigint] {
   return [min > lowest ? min : lowest, max < highest ? max : highest];
 }
 
-/** The schema with `$ref`s followed and `allOf` object parts merged into one object schema. */
 function merged(schema: Schema, spec: OpenApiExchanges): Schema {
   const resolved = spec.resolve(schema as never, '').value as Schema;
   if (!Array.isArray(resolved.allOf)) return resolved;
@@ -180,28 +172,22 @@ function merged(schema: Schema, spec: OpenApiExchanges): Schema {
   };
 }
 
-/** The parameters a request names in its target: the path's and the query's. */
 export function requestParameters(spec: OpenApiExchanges, operation: Operation): Parameter[] {
   return spec
     .parameters(operation)
     .filter(({ in: where }) => where === 'path' || where === 'query');
 }
 
-/** A parameter's texts in one request (none: left out; two: given twice), and whether made up. */
 type ParameterTexts = { readonly texts: readonly string[]; readonly madeUp: boolean };
 
-/**
- * Request targets, each parameter left out, valid, broken or given twice (`any`), or only the
- * first two (`valid`). An `x-issued-in-link` value only the API issues: a made-up one is flagged.
- */
+/** An `x-issued-in-link` value only the API issues: a made-up one is flagged. */
 export function parameterTarget(
   operation: Operation & { route: Route },
   parameters: readonly Parameter[],
   spec: OpenApiExchanges,
   mode: 'valid' | 'any',
 ): fc.Arbitrary<{ path: string; madeUp: boolean }> {
-  // A valid value sent to an operation that changes what it names is a fresh one: the check must
-  // not delete a plant someone else stored under a well-known id (0, the int64 bounds).
+  // A fresh valid id: the check must not delete a plant someone else stored under a well-known id.
   const changes = !['GET', 'HEAD', 'POST'].includes(operation.route.method);
   const members = Object.fromEntries(
     parameters.map((parameter) => [
@@ -260,7 +246,6 @@ function parameterTexts(
   );
 }
 
-/** The text of a value the schema accepts, as OpenAPI writes a primitive parameter. */
 function validText(schema: Schema, spec: OpenApiExchanges, fresh: boolean): fc.Arbitrary<string> {
   const resolved = merged(schema, spec);
   if (resolved.type !== 'integer') {

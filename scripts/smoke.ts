@@ -1,6 +1,5 @@
-// `npm run smoke`: every operation's checks and sample, then the typed client's list walk, against
-// a running API (docs/deploy.md). No plant stays behind, and each carries the checks' tag, which
-// the webhook never delivers (docs/decisions/0146-*).
+// `npm run smoke`: every operation against a running API (docs/deploy.md); its plants are tagged
+// and deleted (docs/decisions/0146-check-plants-not-delivered.md).
 import { parseArgs } from 'node:util';
 import { createPlantStoreClient, listPlantPages } from '../clients/plant-store-client.ts';
 import { checkPlant } from '../functions/checks/check.ts';
@@ -46,7 +45,6 @@ function print(name: string, problem: string | undefined, detail: string): void 
   console.log(problem === undefined ? `PASS ${name}: ${detail}` : `FAIL ${name}: ${problem}`);
 }
 
-/** Runs a step that uses the plant id `id`, then deletes whatever the step left under it. */
 async function step(name: string, id: string, run: () => Promise<string>): Promise<void> {
   try {
     print(name, undefined, await finallyAlways(run, () => fixture.delete(id)));

@@ -1,7 +1,4 @@
-// `npm test`: the static checks (`npm run check`: Biome, tsc, Redocly) and the Vitest suite at
-// once, since the checks use one core for most of their run and the suite is CPU-bound on the
-// other. The checks' output is printed after the suite's, whole; the exit code is non-zero when
-// either fails. Arguments go to Vitest (`npm test -- --reporter=json ...`).
+// `npm test`: `npm run check` and Vitest at once: the checks use one core, the suite the rest.
 import { spawn } from 'node:child_process';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -1,6 +1,4 @@
-// `npm run webhook:listen`: a receiver for the new-plant webhook that verifies each signature as a
-// subscriber would (docs/local-development.md). The secret is never an argument, which npm echoes
-// and `ps` shows to every user of the machine.
+// `npm run webhook:listen`: the secret is never an argument, which npm echoes and `ps` shows.
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -67,7 +65,6 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return Object.fromEntries(entries.map(([name, value]) => [name, String(value)]));
 }
 
-/** The secret to verify with: the file's, PLANTS_WEBHOOK_SECRET, or the data directory's. */
 async function secretToUse(file: string | undefined): Promise<string> {
   const given =
     file === undefined
