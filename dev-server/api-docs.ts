@@ -24,11 +24,7 @@ const sameOriginOnly =
   "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
   "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/**
- * `GET /docs`, its renderer's files and `/openapi.yaml`, or `undefined` for any other path: not
- * routes of the HTTP API. The spec's first server is this one, so that "Try it out" reaches it.
- * `devToken`: whether the page may hold a fresh token.
- */
+/** `/docs`, its files and `/openapi.yaml` (first server: this one), else `undefined`. */
 export async function docsResponse(
   path: string,
   issuer: DevIssuer,
@@ -76,7 +72,6 @@ export async function staticDocsPage(): Promise<string> {
   return docsPage({ inline: { spec: parseDocument(specText).toJS(), css, script } });
 }
 
-/** The served page links the renderer's files and the spec; the static one inlines them. */
 function docsPage(
   source:
     | { readonly devToken: string | undefined }

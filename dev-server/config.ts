@@ -18,7 +18,6 @@ export class LocalConfigError extends Error {
   }
 }
 
-/** How `npm start` and `npm run -s token` are configured, read once from the environment. */
 export type LocalConfig = ReturnType<typeof loadLocalConfig>;
 
 export function loadLocalConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()) {
@@ -37,18 +36,15 @@ export function loadLocalConfig(env: NodeJS.ProcessEnv = process.env, cwd = proc
   };
 }
 
-/** The base URL clients use; a wildcard listen address is reached through loopback. */
 export function baseUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
-/** A host without the brackets an IPv6 address may be written in: `[::1]` -> `::1`. */
 export function bareHost(host: string): string {
   return host.replace(/^\[(.*)\]$/, '$1');
 }
 
-/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6. */
 const loopbackAddresses = new BlockList();
 loopbackAddresses.addSubnet('127.0.0.0', 8, 'ipv4');
 loopbackAddresses.addAddress('::1', 'ipv6');
@@ -59,10 +55,7 @@ function isLoopbackAddress(address: string): boolean {
   return family !== 0 && loopbackAddresses.check(bare, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/**
- * Whether only this machine can reach a server listening at `host`: every address it names is a
- * loopback address. A name (`localhost`, `127.1`) is resolved as `listen` resolves it.
- */
+/** Whether every address `host` names, resolved as `listen` would, is a loopback address. */
 export async function isLoopback(host: string): Promise<boolean> {
   const bare = bareHost(host);
   if (isIP(bare) !== 0) return isLoopbackAddress(bare);
@@ -72,7 +65,6 @@ export async function isLoopback(host: string): Promise<boolean> {
   return addresses.length > 0 && addresses.every(({ address }) => isLoopbackAddress(address));
 }
 
-/** The least a client secret must have where other machines can reach the token endpoint. */
 export const minExposedSecretLength = 32;
 
 /** Where other machines can reach the token endpoint, refuses a secret they could guess. */
@@ -107,7 +99,6 @@ function readPort(env: NodeJS.ProcessEnv): number {
   return Number(raw);
 }
 
-/** Where new plants' events go, and the secret they are signed with (generated when absent). */
 function readWebhook(env: NodeJS.ProcessEnv) {
   const url = nonEmpty(env, 'PLANTS_WEBHOOK_URL');
   const secret = nonEmpty(env, 'PLANTS_WEBHOOK_SECRET');

@@ -50,11 +50,7 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
   }
 }
 
-/**
- * Creates the data directory and takes it for this process: a second dynalite on it would fail on
- * its first request, so the server first takes LevelDB's own lock on `lock/`, which the kernel
- * drops when the process dies. No stale lock to take over; no two servers both get it.
- */
+/** Creates and locks the data directory with LevelDB's lock, which the kernel drops at exit. */
 export async function lockDataDir(dir: string): Promise<{ release(): Promise<void> }> {
   await ensureDataDir(dir);
   // Loaded here, not at the top: the token CLI imports this module and never locks.
@@ -70,7 +66,6 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
   return { release: () => lock.close() };
 }
 
-/** This user's id; `undefined` on Windows, where nothing is checked. */
 const ownUid = (): number | undefined => process.getuid?.();
 
 /** Creates `dir` (mode 0700) if absent; refuses it unless it is yours and only you can write it. */
@@ -90,10 +85,7 @@ export async function ensurePrivateDir(
   checkOwner(dir, stats, uid, 0o022, 'group or others can write to it');
 }
 
-/**
- * A file's text if it is a regular file of yours of mode 600, not through a symlink; `undefined`
- * when absent. Opened non-blocking, so that a FIFO there is refused rather than waited on.
- */
+/** A regular file of yours of mode 600, not via a symlink, FIFOs refused; `undefined` if absent. */
 export async function readPrivateFile(file: string, uid = ownUid()): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
@@ -115,11 +107,7 @@ export async function readPrivateFile(file: string, uid = ownUid()): Promise<str
   }
 }
 
-/**
- * Writes a file of mode 600 whole or not at all: written aside, then renamed into place, or with
- * `keepExisting` linked, so that a file another process created first is kept. Neither follows a
- * symlink at `file`.
- */
+/** Writes a mode-600 file whole or not at all; `keepExisting` keeps one made first elsewhere. */
 export async function writePrivateFile(
   file: string,
   text: string,
@@ -139,7 +127,6 @@ export async function writePrivateFile(
   }
 }
 
-/** Refuses `path` unless it is `uid`'s and has none of the mode `bits` (`why` names them). */
 function checkOwner(
   path: string,
   stats: Stats,

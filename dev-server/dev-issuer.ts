@@ -5,7 +5,6 @@ import type { LocalConfig } from './config.ts';
 import { type GatewayResponse, jsonResponse } from './http-gateway.ts';
 import { type SigningKey, signingAlgorithm } from './issuer-files.ts';
 
-/** The resource server's scopes, as the user pool defines them: every operation's scope. */
 export const apiScopes: readonly string[] = [
   ...new Set(operations.map(({ scope }) => scope)),
 ].sort();
@@ -16,7 +15,6 @@ export const issuerPaths = { token: '/oauth2/token', jwks: '/.well-known/jwks.js
 
 /** The Cognito user pool's stand-in: one client-credentials client, tokens shaped like Cognito's. */
 export class DevIssuer {
-  /** The local API's base URL: the tokens' `iss`, and where the JWKS is served. */
   readonly issuer: string;
   readonly #key: SigningKey;
   readonly #client: LocalConfig['client'];
@@ -44,10 +42,7 @@ export class DevIssuer {
       .sign(this.#key.privateKey);
   }
 
-  /**
-   * Whether `Authorization` holds an unexpired token this issuer signed, or this client's
-   * credentials (HTTP Basic): a caller who was given credentials, not that the operation allows it.
-   */
+  /** Whether `Authorization` holds this issuer's unexpired token or this client's credentials. */
   async vouchesFor(authorization: string | undefined): Promise<boolean> {
     const bearer = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     if (bearer === undefined) {
@@ -68,7 +63,6 @@ export class DevIssuer {
     return sameId && sameSecret;
   }
 
-  /** `POST /oauth2/token` as Cognito answers it for the client-credentials grant. */
   async tokenEndpoint(request: {
     contentType: string | undefined;
     authorization: string | undefined;
@@ -103,7 +97,6 @@ const noStore = {
   pragma: 'no-cache',
 } as const;
 
-/** An error of the token endpoint, in the shape of RFC 6749 §5.2: `{"error": <code>}`. */
 export function oauthError(
   statusCode: 400 | 401 | 413 | 429,
   error: string,
@@ -115,7 +108,6 @@ export function oauthError(
   return jsonResponse(statusCode, { error }, headers);
 }
 
-/** HTTP Basic (client_secret_basic) first, else `client_id`/`client_secret` in the form. */
 function clientCredentials(
   authorization: string | undefined,
   form: URLSearchParams,

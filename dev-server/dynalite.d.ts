@@ -1,11 +1,9 @@
 // dynalite 4 ships no typings; this covers the calls the local stand-ins make.
 declare module 'dynalite' {
   import type { Server } from 'node:http';
-  /** `path`: the LevelDB directory, in memory when absent. */
   export default function dynalite(options?: { path?: string; createTableMs?: number }): Server;
 }
 
-/** dynalite's store module and its LevelDB (`level` 10: classic-level, or memory-level). */
 declare module 'dynalite/db/index.js' {
   /** A write's condition against the item it would replace: undefined or null when it holds. */
   export type CheckConditional = (
@@ -13,12 +11,10 @@ declare module 'dynalite/db/index.js' {
     existingItem: Record<string, unknown> | undefined,
   ) => { statusCode?: number; body?: Record<string, unknown> } | null | undefined;
 
-  /** One write as abstract-level takes it; keys are strings here, values JSON. */
   export interface LevelOperation {
     readonly type: 'put' | 'del';
     readonly key: string;
     readonly value?: unknown;
-    /** Set when the write came through a sublevel; the stand-ins use none. */
     readonly sublevel?: unknown;
   }
 
@@ -30,7 +26,6 @@ declare module 'dynalite/db/index.js' {
     open(): Promise<void>;
     batch(operations: LevelOperation[]): Promise<void>;
     get(key: string): Promise<unknown>;
-    /** An iterator of the keys; its class is abstract-level's, shared by every sublevel. */
     keys(): { close(): Promise<void> };
     iterator(options: {
       gte?: string;
@@ -53,7 +48,6 @@ declare module 'dynalite/db/index.js' {
   const dynaliteDb: {
     create(options: object): DynaliteStore;
     checkConditional: CheckConditional;
-    /** DynamoDB's item size rules, as dynalite applies its 400 KB limit. */
     itemSize(item: object): number;
   };
   export default dynaliteDb;

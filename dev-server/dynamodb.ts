@@ -19,12 +19,7 @@ export const localAwsCredentials = {
   secretAccessKey: 'local',
 } as const;
 
-/**
- * Starts dynalite on loopback at an ephemeral port (nothing else should reach it), its LevelDB in
- * `dir` (refused when damaged: `checkStore`) or in memory, and creates the table when absent, the
- * way the CDK stack creates it on AWS: partition key `id`, a Number. A failed conditional write
- * answers with its old item, as DynamoDB does (`returnOldItemOnConditionFailure`).
- */
+/** dynalite on loopback only, its table created as the CDK stack creates it. */
 export async function startDynamoDb(options: {
   readonly dir?: string | undefined;
   readonly tableName: string;
@@ -34,7 +29,6 @@ export async function startDynamoDb(options: {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // Waits for pending LevelDB writes and closes the database: the flush.
   const close = () =>
     new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));
@@ -53,7 +47,6 @@ export async function startDynamoDb(options: {
     );
     await untilActive(client, options.tableName);
   } catch (error) {
-    // The table is already there: kept from an earlier run.
     if (!(error instanceof ResourceInUseException)) {
       await close().catch(() => undefined);
       throw error;
@@ -64,11 +57,7 @@ export async function startDynamoDb(options: {
   return { endpoint, level, close };
 }
 
-/**
- * Waits for a new table to be ACTIVE, as a client of DynamoDB does: dynalite answers CreateTable
- * with the table CREATING and marks it ACTIVE in a later write, and until then a PutItem is a
- * ResourceNotFoundException, which a busy machine does see.
- */
+/** Waits for ACTIVE: dynalite marks a new table ACTIVE later, and a PutItem before that fails. */
 export async function untilActive(client: DynamoDBClient, tableName: string): Promise<void> {
   for (let waited = 0; waited < 5_000; waited += 5) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -78,11 +67,7 @@ export async function untilActive(client: DynamoDBClient, tableName: string): Pr
   throw new Error(`The table ${tableName} did not become ACTIVE`);
 }
 
-/**
- * dynalite's server, and the LevelDB it keeps its tables in, which only the table stream stand-in
- * reads and writes (dev-server/webhook/table-stream.ts): `dynalite()` opens it through its store
- * module's `create`, called once and synchronously, which is wrapped for that one call.
- */
+/** dynalite's server and its LevelDB, caught from its store module's one `create` call. */
 function openDynalite(options: { path?: string }): { server: Server; level: LevelDatabase } {
   returnOldItemOnConditionFailure();
   const create = dynaliteDb.create;
@@ -101,12 +86,7 @@ function openDynalite(options: { path?: string }): { server: Server; level: Leve
   }
 }
 
-/**
- * dynalite 4 ends the iterator under each Scan's key and value streams with `return()`, which
- * the iterators of abstract-level 3 lack (they have `close()`): without it, every list left an
- * iterator and its snapshot open for as long as the server ran, and memory and the data
- * directory grew with every `GET /plants`. Gives the iterators' class a `return` that closes.
- */
+/** dynalite 4 calls `return()` on abstract-level 3 iterators, which lack it: each Scan leaked. */
 function closeIteratorsOnReturn(level: LevelDatabase): void {
   const iterator = level.keys();
   let prototype: object | null = Object.getPrototypeOf(iterator);

@@ -9,11 +9,7 @@ export interface BackoffOptions {
   readonly maxAddresses: number;
 }
 
-/**
- * Failed client authentications per client address, as a leaky bucket: a guesser gets `burst`
- * quick tries, then one per 1/`forgivenPerSecond` seconds, while a client that mistyped its secret
- * once is not slowed at all. An IPv6 client is counted by its /64, which one host usually has.
- */
+/** Failed client authentications per address (IPv6: per /64), as a leaky bucket. */
 export class FailureBackoff {
   readonly #options: BackoffOptions;
   readonly #now: () => number;
@@ -25,7 +21,6 @@ export class FailureBackoff {
     this.#now = now;
   }
 
-  /** Whole seconds `address` must wait before its next try counts; 0 when it may try now. */
   retryAfterSeconds(address: string): number {
     // A try is let in while one more failure would still be within `burst`.
     const excess = this.#level(clientKey(address)) - (this.#options.burst - 1);
@@ -51,7 +46,6 @@ export class FailureBackoff {
   }
 }
 
-/** An IPv4 address as it is (also when IPv4-mapped), an IPv6 address as its /64. */
 export function clientKey(address: string): string {
   const bare = address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').replace(/%.*$/, '');
   if (!isIPv6(bare)) return bare;

@@ -6,7 +6,6 @@ import { functionSettings } from '../infra/function-settings.ts';
 import { localAwsCredentials } from './dynamodb.ts';
 
 export interface LocalFunction {
-  /** The handler's result; `undefined` when it threw, timed out or crashed (API Gateway's 500). */
   invoke(event: APIGatewayProxyEventV2): Promise<unknown>;
   stop(): Promise<void>;
 }
@@ -18,10 +17,8 @@ export class FunctionInitError extends Error {
   }
 }
 
-/** `initError` once (absent once the handler loaded), then results (absent when it threw). */
 export type FromWorker = { initError?: string } | { id: number; result?: unknown };
 
-/** The worker's `workerData`: the module, and what Lambda's context tells the function. */
 export type WorkerSettings = {
   readonly handlerUrl: string;
   readonly functionName: string;
@@ -30,11 +27,7 @@ export type WorkerSettings = {
 /** dynalite on a busy machine can take seconds; a local request waits for it rather than 503. */
 const localDynamoDbAttemptTimeoutMs = 10_000;
 
-/**
- * The handler in a worker thread, as in a Lambda execution environment: its own module graph and
- * `process.env` (the stack's variables, dummy credentials for dynalite, nothing of the developer's
- * own), so the unmodified handler configures itself at import as on AWS. Resolves once it loaded.
- */
+/** The handler in a worker thread, with its own modules and `process.env`, as on Lambda. */
 export async function startFunction(
   settings: {
     readonly handlerUrl: string;
@@ -71,8 +64,7 @@ export async function startFunction(
   const loaded = Promise.withResolvers<void>();
   const pending = new Map<number, (result: unknown) => void>();
   let exited = false;
-  // One listener for the worker's life: Node stops delivering a worker's messages promptly once
-  // all its 'message' listeners have been removed, even if one is added again later.
+  // One listener for life: Node stops delivering once all 'message' listeners were removed.
   worker.on('message', (message: FromWorker) => {
     if ('id' in message) pending.get(message.id)?.(message.result);
     else if (message.initError === undefined) loaded.resolve();

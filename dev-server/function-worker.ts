@@ -37,7 +37,6 @@ port.on('message', ({ id, event }: { id: number; event: unknown }) => {
   );
 });
 
-/** What Lambda tells the function about itself, with the stack's settings. */
 function lambdaContext(): Context {
   const { functionName, memoryMb, timeoutSeconds } = settings;
   const deadline = Date.now() + timeoutSeconds * 1000;

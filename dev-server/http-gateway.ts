@@ -5,18 +5,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 /** HTTP API's payload limit; the handler enforces its own, smaller one. */
 const maxRequestBytes = 10 * 1024 * 1024;
 
-/** The parts of an HTTP request that the event is made of; `rawHeaders` keeps repeats and order. */
 export type RawRequest = Pick<IncomingMessage, 'method' | 'url' | 'httpVersion' | 'rawHeaders'>;
 
-/**
- * One HTTP request as an HTTP API hands it to Lambda (payload 2.0), as far as a handler of JSON
- * can tell: the body as text when it is UTF-8 text (text/*, JSON), else base64; each map left out
- * when empty. Cookies stay in the headers: no handler reads them.
- */
+/** One request as an HTTP API hands it to Lambda (payload 2.0), as far as a handler can tell. */
 export function toEventV2(
   request: RawRequest,
   body: Buffer,
-  /** What the gateway knows besides the bytes: `routeKey` as `DELETE /plants/{id}`, and so on. */
   context: {
     readonly requestId: string;
     readonly routeKey: string;
@@ -72,7 +66,6 @@ export function toEventV2(
   };
 }
 
-/** Names and values as payload 2.0 carries them: a name given twice has its values joined. */
 function joined(pairs: Iterable<readonly [string, string]>): Record<string, string> {
   const values = new Map<string, string>();
   for (const [name, value] of pairs) {
@@ -89,7 +82,6 @@ export interface GatewayResponse {
   readonly body: Buffer;
 }
 
-/** The function's structured result as HTTP; anything else (no result, no status) is a 500. */
 export function fromResultV2(result: unknown): GatewayResponse {
   const {
     statusCode = 0,
@@ -138,19 +130,14 @@ export function writeResponse(res: ServerResponse, response: GatewayResponse): v
   res.end(response.body);
 }
 
-/** A refusal whose body is left unread: the connection cannot carry another request. */
 export function refuse(res: ServerResponse, answer: GatewayResponse, headers = {}): void {
   res.setHeader('connection', 'close');
   writeResponse(res, { ...answer, headers: { ...answer.headers, ...headers } });
 }
 
-/** Bytes of request bodies that may be held in memory at once, so slow uploads cannot grow it. */
 export type BodyBudget = { free: number };
 
-/**
- * The whole body, taken from `budget` (the caller gives `body.length` back when done with it), or
- * why not: 413 once it passes `limit` bytes, 429 when the budget is spent; the rest left unread.
- */
+/** The whole body from `budget` (given back by the caller), or 413 past `limit`, 429 when spent. */
 export async function readBody(
   req: IncomingMessage,
   {

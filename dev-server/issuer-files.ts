@@ -9,8 +9,7 @@ import {
 } from 'jose';
 import { ensureDataDir, readPrivateFile, writePrivateFile } from './data-dir.ts';
 
-// What the issuer keeps in the data directory's `issuer/`, so that `npm run -s token`, in another
-// process, signs with the server's key for the server's URL: the key pair and the issuer URL.
+// The issuer's key pair and URL in `issuer/`, so that `npm run -s token` signs as the server.
 
 /** RS256, as Cognito signs its access tokens, so the handler's verifier sees the same thing here. */
 export const signingAlgorithm = 'RS256';
@@ -20,10 +19,7 @@ export type SigningKey = Awaited<ReturnType<typeof fromPrivateJwk>>;
 export const signingKeyFile = (dataDir: string) => join(dataDir, 'issuer', 'private-jwk.json');
 const issuerRecordFile = (dataDir: string) => join(dataDir, 'issuer', 'issuer.json');
 
-/**
- * The issuer's key pair: generated on first use, then read back from the data directory so that
- * tokens minted before a restart stay valid. Without a directory it lives in memory.
- */
+/** The issuer's key pair, kept in the data directory so that tokens survive a restart. */
 export async function loadOrCreateSigningKey(dataDir: string | undefined): Promise<SigningKey> {
   if (dataDir === undefined) return fromPrivateJwk(await generatePrivateJwk());
   const file = signingKeyFile(dataDir);
@@ -38,7 +34,6 @@ export async function loadOrCreateSigningKey(dataDir: string | undefined): Promi
   return fromPrivateJwk(key);
 }
 
-/** Records the URL of the server started on `dataDir`, which may differ from PORT's default. */
 export async function recordIssuer(dataDir: string, issuer: string): Promise<void> {
   const text = `${JSON.stringify({ issuer })}\n`;
   await writePrivateFile(issuerRecordFile(dataDir), text, { keepExisting: false });
@@ -72,7 +67,6 @@ async function readPrivateJwk(file: string): Promise<JWK | undefined> {
   }
 }
 
-/** The key pair, and the public half as served in the JWKS. */
 async function fromPrivateJwk(jwk: JWK) {
   const kid = jwk.kid ?? (await calculateJwkThumbprint(jwk));
   const privateKey = await importJWK(jwk, signingAlgorithm);

@@ -35,12 +35,9 @@ export const defaultLimits = {
 };
 export type LocalLimits = typeof defaultLimits;
 
-/** `port` 0 picks a free port, as tests do; `dataDir` absent keeps everything in memory. */
 export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
   readonly dataDir?: string | undefined;
-  /** @default local-client / local-secret */
   readonly client?: LocalConfig['client'];
-  /** One line per request, and the functions' own lines; @default console.log */
   readonly log?: (line: string) => void;
   /** Test-only: a module (URL) in place of an operation's functions/<name>/handler.ts. */
   readonly handlers?: { readonly [name in OperationName]?: string };
@@ -53,11 +50,7 @@ export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
 
 export type LocalApi = Awaited<ReturnType<typeof startLocalApi>>;
 
-/**
- * Starts, in order: the data directory's lock, the issuer's key, dynalite for the table, the
- * webhook, the HTTP server (listening at once, holding requests), then the unmodified handlers,
- * with the issuer (Cognito's stand-in) at the server's own URL.
- */
+/** Starts the lock, the issuer's key, dynalite, the webhook, the server, then the handlers. */
 export async function startLocalApi(options: LocalApiOptions) {
   const { host, port, dataDir, log = console.log } = options;
   const client = options.client ?? { id: defaults.clientId, secret: defaults.clientSecret };
@@ -100,8 +93,7 @@ export async function startLocalApi(options: LocalApiOptions) {
     const issuer = new DevIssuer({ issuer: server.url, key, client });
     if (dataDir !== undefined) await recordIssuer(dataDir, server.url);
 
-    // One worker per operation, as each is a function of its own on AWS
-    // (docs/decisions/0096-one-worker-per-operation.md).
+    // One worker per operation, as on AWS (docs/decisions/0096-one-worker-per-operation.md).
     const functions = new Map<OperationName, LocalFunction>();
     const started = await Promise.allSettled(
       operations.map(async ({ name, scope }) => {
@@ -137,7 +129,6 @@ export async function startLocalApi(options: LocalApiOptions) {
     );
 
     let closing: Promise<void> | undefined;
-    // `url` is also the issuer's; `loopbackOnly`: every address HOST names is loopback.
     const { url } = server;
     return { url, loopbackOnly, issuer, dataDir, webhook, close: () => (closing ??= stopAll()) };
   } catch (error) {

@@ -70,7 +70,6 @@ Ctrl-C stops it.
 `;
 }
 
-/** Where new plants' events go, when PLANTS_WEBHOOK_URL is set (docs/local-development.md). */
 function webhookLines({ webhook, dataDir }: LocalApi, config: LocalConfig): string {
   if (webhook === undefined || config.webhook === undefined) return '';
   // Where the secret is, never what it is: a banner ends up in scrollback, logs and screenshots.

@@ -4,14 +4,7 @@ import dynaliteDb from 'dynalite/db/index.js';
 const require = createRequire(import.meta.url);
 let patched = false;
 
-/**
- * Where dynalite differs from DynamoDB: DynamoDB answers a write whose condition failed with the
- * item as it was, as `Item`, when the write asks for `ReturnValuesOnConditionCheckFailure: ALL_OLD`;
- * dynalite leaves it out. dynalite checks a write's condition with its store module's
- * `checkConditional(request, existingItem)`, under the item's lock, against the item the write
- * would replace: its error is given that item. dynalite drops a parameter its validation does not
- * name, so the writes' validations name this one. Once per process: its dynalites share the module.
- */
+/** dynalite omits the old `Item` of a failed condition that asks for ALL_OLD; this adds it. */
 export function returnOldItemOnConditionFailure(): void {
   if (patched) return;
   patched = true;

@@ -25,11 +25,7 @@ import type { RequestHandler } from './server.ts';
 /** The token endpoint's form is a few short fields; a larger body is refused before it is read. */
 const tokenBodyMaxBytes = 4 * 1024;
 
-/**
- * The operation whose route is this method and path, as an HTTP API matches: a `{name}` is one
- * whole non-empty segment, passed decoded if it decodes, and a literal segment wins over it.
- * `undefined` for any other method or path, a known path with another method included.
- */
+/** The operation whose route matches, as an HTTP API matches: a literal segment beats `{name}`. */
 export function matchRoute(
   method: string,
   path: string,
@@ -70,12 +66,7 @@ function decodedSegment(segment: string): string {
   }
 }
 
-/**
- * Where each request goes: the issuer's JWKS and token endpoint, the docs, the function of the
- * operation whose route it matches, or the HTTP API's 404. An address with failed client
- * authentications waits (`429 slow_down`, RFC 8628's error for a client that asks too often).
- * Bodies are read into two budgets, so that uploads without credentials cannot spend all.
- */
+/** Routes a request to the issuer, the docs, an operation's function, or the HTTP API's 404. */
 export function routes(targets: {
   issuer: DevIssuer;
   functions: ReadonlyMap<OperationName, LocalFunction>;
@@ -84,7 +75,6 @@ export function routes(targets: {
   tokenBackoff: FailureBackoff;
 }): RequestHandler {
   const { issuer, functions, devTokenInDocs, bodyBudgets, tokenBackoff } = targets;
-  /** The share a request's body is read into: only a request with a body is asked who it is. */
   const budgetFor = async (req: IncomingMessage): Promise<BodyBudget> => {
     const { 'content-length': length, 'transfer-encoding': chunked } = req.headers;
     const empty = chunked === undefined && (length === undefined || Number(length) === 0);
@@ -121,8 +111,7 @@ export function routes(targets: {
     }
     const route = matchRoute(method, path);
     const fn = route && functions.get(route.operation.name as OperationName);
-    // HTTP API answers an unmatched route, a wrong method included, before it reads the body
-    // (docs/decisions/0095-unmatched-route-is-404.md).
+    // Before the body is read, as HTTP API (docs/decisions/0095-unmatched-route-is-404.md).
     if (route === undefined || fn === undefined) return writeResponse(res, gatewayError(404));
     return answerWithBody(req, res, await budgetFor(req), {}, async (body) => {
       const event = toEventV2(req, body, {
@@ -138,10 +127,7 @@ export function routes(targets: {
   };
 }
 
-/**
- * `answer`'s response to the whole body, read into `budget` and given back after; or, when the
- * body is too large or the budget spent, `tooLarge` or a 429.
- */
+/** `answer`'s response to the body read into `budget`; `tooLarge` or 429 when it cannot be. */
 async function answerWithBody(
   req: IncomingMessage,
   res: ServerResponse,

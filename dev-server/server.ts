@@ -13,14 +13,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
 import { type GatewayResponse, gatewayError, refuse, writeResponse } from './http-gateway.ts';
 
-/** Answers one request this server let in; `requestId` is also its `apigw-requestid`. */
 export type RequestHandler = (
   req: IncomingMessage,
   res: ServerResponse,
   requestId: string,
 ) => Promise<void>;
 
-/** The limits of `defaultLimits` in local-api.ts that the server itself enforces. */
 export type ServerOptions = {
   readonly requestTimeoutMs: number;
   readonly warmUpMs: number;
@@ -35,11 +33,7 @@ const ownHostNames = ['127.0.0.1', 'localhost', '::1'];
 /** In-flight requests get this long to finish at shutdown before their connections are cut. */
 const shutdownGraceMs = 5_000;
 
-/**
- * Listens at once and holds each request until `handler` is ready, as API Gateway holds one through
- * a cold start. A `Host` that names no name of this server (DNS rebinding) gets 421. The log line
- * has the path only: a client may put `?access_token=…` in the query string.
- */
+/** Holds requests until `handler` is ready, like a cold start; a foreign `Host` gets 421. */
 export async function startServer(
   options: ServerOptions,
   handler: Promise<RequestHandler | undefined>,
@@ -67,15 +61,13 @@ export async function startServer(
       // Once shutdown has begun, no client sends another request on this connection.
       if (closing) res.setHeader('connection', 'close');
       const host = toOriginForm(req);
-      // Also the address the request came to, so that HOST=0.0.0.0 answers at this machine's IPs;
-      // the socket's own port, since `server.address()` is null once the server has begun to close.
+      // Also the address it came to, so that HOST=0.0.0.0 answers at this machine's IPs.
       const arrivedAt = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
       if (!namesThisServer(host, req.socket.localPort, [...names, arrivedAt])) {
         return refuse(res, gatewayError(421));
       }
       inFlight.add(res);
       res.on('close', () => inFlight.delete(res));
-      // The wait's bound is unref'd and cancelled, so that no request leaves a timer.
       const bound = new AbortController();
       Promise.race([
         handler,
@@ -103,7 +95,6 @@ export async function startServer(
   const close = async () => {
     closing = true;
     for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-    // Stops listening, and lets requests in flight finish for up to `shutdownGraceMs`.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const grace = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
@@ -113,11 +104,7 @@ export async function startServer(
   return { url, close };
 }
 
-/**
- * RFC 9112 3.2.2: in absolute form (`POST http://host/plants`) the target's authority, not the
- * `Host` header, names the host. The request is rewritten to origin form with that authority as
- * its `Host`, so the route, the host check and the event see one request. Returns the host.
- */
+/** RFC 9112 3.2.2: an absolute-form target's authority names the host; returns it. */
 function toOriginForm(req: IncomingMessage): string | undefined {
   const absolute = /^http:\/\/([^/?#]*)([^#]*)/i.exec(req.url ?? '');
   if (absolute === null) return req.headers.host;
@@ -130,10 +117,7 @@ function toOriginForm(req: IncomingMessage): string | undefined {
   return authority;
 }
 
-/**
- * Node's own answers to a request it could not read whole, in the gateway's shape. As Node's
- * default, it writes only when no answer has begun on the connection, then closes it.
- */
+/** Node's own answers to a request it could not read whole, in the gateway's shape. */
 const clientErrorStatus: Readonly<Record<string, 408 | 413 | 431>> = {
   HPE_HEADER_OVERFLOW: 431,
   ERR_HTTP_REQUEST_TIMEOUT: 408,
@@ -185,7 +169,6 @@ async function listen(server: Server, host: string, port: number): Promise<void>
   }
 }
 
-/** Stops listening and closes every connection at once, in flight or idle. */
 export function closeNow(server: Server): Promise<void> {
   return new Promise<void>((resolve) => {
     server.close(() => resolve());

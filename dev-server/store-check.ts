@@ -1,7 +1,6 @@
 import { link, lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/** A store LevelDB cannot read completely: start-up stops instead of serving what is left. */
 export class StoreDamagedError extends Error {
   constructor(dir: string, detail: string) {
     super(
@@ -17,19 +16,12 @@ export class StoreDamagedError extends Error {
 /** The files LevelDB makes anew at each open, or holds a lock on: never shared with the trial. */
 const ownedByTheOpener = new Set(['LOCK', 'LOG', 'LOG.old']);
 
-/**
- * Refuses a store LevelDB cannot read completely, before anything opens it for real. LevelDB opens
- * a store whose write-ahead log fails its checksums by dropping what it cannot read, and only its
- * LOG file says so (classic-level has no paranoid checks). So a trial copy made of hard links is
- * opened first: LevelDB never writes into a file it did not create in that open, and its LOG tells
- * whether anything was dropped. A damaged table is found only when a request reads it.
- */
+/** Refuses a damaged store: LevelDB drops an unreadable log silently, so a trial opens first. */
 export async function checkStore(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   if (!names.includes('CURRENT')) return;
   const parent = dirname(dir);
   const prefix = `${basename(dir)}-check-`;
-  // A trial left by a process killed during its check.
   for (const name of await readdir(parent)) {
     if (name.startsWith(prefix)) await rm(join(parent, name), { recursive: true, force: true });
   }
@@ -46,7 +38,6 @@ export async function checkStore(dir: string): Promise<void> {
   }
 }
 
-/** What LevelDB could not read in `dir`, from its open error or its LOG; undefined for nothing. */
 async function trialOpen(dir: string): Promise<string | undefined> {
   const { ClassicLevel } = await import('classic-level');
   const db = new ClassicLevel(dir, { createIfMissing: false });

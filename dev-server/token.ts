@@ -1,5 +1,4 @@
-// `npm run -s token`: prints one bearer token for the local API on stdout, and nothing else, so that
-// `-H "Authorization: Bearer $(npm run -s token)"` works. Problems go to stderr with exit code 1.
+// `npm run -s token`: one bearer token on stdout, nothing else; problems go to stderr.
 import { baseUrl, type LocalConfig, loadLocalConfig } from './config.ts';
 import { DevIssuer, issuerPaths } from './dev-issuer.ts';
 import { loadOrCreateSigningKey, recordedIssuer } from './issuer-files.ts';
@@ -13,11 +12,7 @@ if (import.meta.main) {
   }
 }
 
-/**
- * One bearer token the local API accepts. With a data directory it is signed here with the key the
- * server keeps there, for the issuer URL the server last recorded (so a server started with another
- * PORT still accepts it); in memory only the running server has the key, so it is asked over HTTP.
- */
+/** One bearer token: signed with the server's kept key, or asked of the server in memory. */
 export async function localToken(
   config: Pick<LocalConfig, 'host' | 'port' | 'dataDir' | 'client'>,
 ): Promise<string> {

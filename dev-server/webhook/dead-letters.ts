@@ -5,18 +5,12 @@ import { newPlantEvent } from '../../functions/deliver-webhook/new-plant-event.t
 import { readPrivateFile } from '../data-dir.ts';
 import type { LocalQueue, ReceivedMessage } from './local-queue.ts';
 
-/** Where `npm start` appends each dead letter: one stream record (a message body) per line. */
 export const deadLetterFile = (dataDir: string) => join(dataDir, 'webhook', 'dead-letters.jsonl');
 /** Lines moved here are sent to the queue again when `npm start` next starts: the redrive. */
 export const redriveFile = (dataDir: string) => join(dataDir, 'webhook', 'redrive.jsonl');
 
-/**
- * The dead-letter queue as a developer reads it: a file in the data directory (`file`), each line
- * the stream record the AWS dead-letter queue would hold as a message body, and a log line each;
- * in memory, the log line carries the record itself. `add` is the queue's `deadLetter`.
- */
+/** The dead-letter queue as a file in the data directory, one stream record per line. */
 export function openDeadLetters(dataDir: string | undefined, log: (line: string) => void) {
-  // Its directory was made and checked with the data directory (`ensureDataDir`).
   const file = dataDir === undefined ? undefined : deadLetterFile(dataDir);
   return {
     file,
@@ -39,10 +33,7 @@ export function openDeadLetters(dataDir: string | undefined, log: (line: string)
   };
 }
 
-/**
- * Sends the lines of `redriveFile` to the queue as new messages, then deletes the file: a stop
- * between the two sends them again at the next start, at least once as the AWS redrive is.
- */
+/** Sends `redriveFile` to the queue, then deletes it: at least once, as the AWS redrive. */
 export async function redrive(
   dataDir: string | undefined,
   queue: LocalQueue,

@@ -5,27 +5,17 @@ import type { LocalQueue, ReceivedMessage } from './local-queue.ts';
 import { type EventPattern, matchesPattern } from './pipe.ts';
 import type { TableStream } from './table-stream.ts';
 
-/** One instance of the function, as a Lambda execution environment holds it. */
 export interface FunctionInstance {
   readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
-  /** Ends what it keeps open (its connections), requests in flight included. */
   close(): void;
 }
 
-/**
- * The EventBridge pipe and Lambda's SQS event source mapping, as one loop. The pipe's step moves
- * the records `filter` keeps to the queue in the same write as their trim, so a record is moved
- * once even across a crash. The mapping's step invokes the function with a batch and deletes the
- * messages it did not report failed (a throw fails them all). Up to `maxConcurrency` batches run
- * at once, each in an instance of its own, made when none is free and kept, so that batches share
- * no connections (docs/decisions/0147-local-deliverer-environment-per-batch.md).
- */
+/** The pipe and the SQS event source mapping as one loop (decision 0147: no shared connections). */
 export function startEventSourceMapping(options: {
   readonly stream: TableStream;
   readonly filter: EventPattern;
   readonly queue: LocalQueue;
   readonly newInstance: () => FunctionInstance;
-  /** `BatchSize` (also the records moved at a time) and `MaximumConcurrency`. */
   readonly settings: { batchSize: number; maxConcurrency: number; region: string };
   readonly log: (line: string) => void;
 }): { stop(): Promise<void> } {
@@ -60,7 +50,6 @@ export function startEventSourceMapping(options: {
     }
   };
 
-  /** One step of the pipe or of the mapping; false when neither had anything to do. */
   const step = async (): Promise<boolean> => {
     const records = await stream.read(settings.batchSize);
     if (records.length > 0) {
@@ -114,7 +103,6 @@ export function startEventSourceMapping(options: {
   };
 }
 
-/** The SQS event's record for one message, as Lambda builds it. */
 function sqsRecord(message: ReceivedMessage, queueArn: string, region: string): SQSRecord {
   return {
     messageId: message.messageId,

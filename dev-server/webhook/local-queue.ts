@@ -1,12 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LevelDatabase, LevelOperation } from 'dynalite/db/index.js';
 
-/** One message as a receive returns it, and as it is kept. */
 export interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
   readonly sentTimestamp: number;
-  /** `ApproximateReceiveCount`: the receives so far. */
   receiveCount: number;
   firstReceiveTimestamp?: number;
   /** Epoch ms. */
@@ -26,19 +24,11 @@ export interface QueueSettings {
   readonly maxReceiveCount: number;
   /** Keeps the dead letters; only then does the queue forget them. */
   readonly deadLetter: (messages: readonly ReceivedMessage[]) => Promise<void>;
-  /**
-   * Test-only: a retry's wait (`changeVisibility`) lasts this share of its seconds; a receive's
-   * is not scaled, since it covers a batch, which runs in real time. @default 1
-   */
+  /** Test-only: scales a retry's wait, not a receive's (a batch runs in real time). @default 1 */
   readonly timeScale?: number;
 }
 
-/**
- * The webhook queue, with what the deliverer's retries need of SQS: visibility, receipt handles,
- * `maxReceiveCount`. The messages live in the table's LevelDB, each change written before the call
- * that made it returns, so it stays across a SIGKILL (docs/decisions/0106-local-queue.md). A
- * message a batch held when `npm start` stopped is visible at once: that batch is gone.
- */
+/** The webhook queue, kept in the table's LevelDB (docs/decisions/0106-local-queue.md). */
 export async function openLocalQueue(level: LevelDatabase, settings: QueueSettings) {
   const { name, maxReceiveCount, deadLetter, timeScale = 1 } = settings;
   const prefix = `webhook~sqs~${name}~`;
@@ -94,7 +84,6 @@ export async function openLocalQueue(level: LevelDatabase, settings: QueueSettin
       onChange();
     },
 
-    /** Up to `max` visible messages, now hidden; the exhausted ones go to the dead letters first. */
     async receive(
       max: number,
       visibilityTimeoutSeconds = settings.visibilityTimeoutSeconds,
@@ -124,7 +113,6 @@ export async function openLocalQueue(level: LevelDatabase, settings: QueueSettin
       return taken.map((message) => ({ ...message }) as ReceivedMessage);
     },
 
-    /** Only the latest receipt handle deletes; any other does nothing. */
     async delete(receiptHandle: string) {
       const message = latest(receiptHandle);
       if (message === undefined) return;
@@ -132,7 +120,6 @@ export async function openLocalQueue(level: LevelDatabase, settings: QueueSettin
       await write([del(message)]);
     },
 
-    /** The message becomes visible `seconds` from now (the deliverer's `holdBack`). */
     async changeVisibility(receiptHandle: string, seconds: number) {
       const message = latest(receiptHandle);
       if (message === undefined)
@@ -143,23 +130,19 @@ export async function openLocalQueue(level: LevelDatabase, settings: QueueSettin
       onChange();
     },
 
-    /** Calls `listener` after each send or change of visibility: a receive may find more. */
     onChange(listener: () => void) {
       onChange = listener;
     },
 
-    /** When the first message is visible: the past if one is, infinity if there is none. */
     nextVisibleAt: () =>
       [...messages.values()].reduce((next, { visibleAt }) => Math.min(next, visibleAt), Infinity),
 
-    /** Visible messages, and hidden ones not yet deleted. */
     counts() {
       const now = Date.now();
       const visible = [...messages.values()].filter(({ visibleAt }) => visibleAt <= now).length;
       return { visible, inFlight: messages.size - visible };
     },
 
-    /** Every message's body, oldest first. */
     bodies: () => [...messages.values()].map(({ body }) => body),
   };
 }

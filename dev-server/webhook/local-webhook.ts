@@ -11,25 +11,16 @@ import { startEventSourceMapping } from './event-source-mapping.ts';
 import { openLocalQueue } from './local-queue.ts';
 import { attachTableStream } from './table-stream.ts';
 
-/** `PLANTS_WEBHOOK_URL`, the `whsec_` secret, and test-only knobs for a quick schedule. */
 export interface LocalWebhookOptions {
   readonly url: string;
   readonly secret: string;
-  /** See `QueueSettings.timeScale`. @default 1 */
   readonly timeScale?: number;
-  /** @default the deliverer's `maxAttempts` */
   readonly maxReceiveCount?: number;
 }
 
 export type LocalWebhook = Awaited<ReturnType<typeof startLocalWebhook>>;
 
-/**
- * The new-plant webhook on this machine (docs/local-development.md#webhooks-locally): the table's
- * stream -> the pipe -> a queue -> the event source mapping -> the deliverer's own `makeHandler`,
- * with the Lambda handler's receiver transport. Only its ports differ from AWS: it holds an event
- * back on the local queue, and signs with the secret `npm start` was given
- * (docs/decisions/0150-local-webhook-transport.md).
- */
+/** The new-plant webhook locally (docs/decisions/0150-local-webhook-transport.md). */
 export async function startLocalWebhook(options: {
   readonly level: LevelDatabase;
   readonly tableName: string;
@@ -52,8 +43,7 @@ export async function startLocalWebhook(options: {
   await redrive(dataDir, queue, log);
   const stream = await attachTableStream(level, { tableName, region });
 
-  // Once stopping, an attempt that the stop cut short neither writes nor logs: its message is
-  // still held by its receive, so it comes back at the next start, its wait not lengthened.
+  // Once stopping, a cut-short attempt neither writes nor logs: its message comes back at start.
   let stopping = false;
   const deliveryLog: Logger = (level, message, fields) => {
     if (stopping) return;
@@ -82,7 +72,6 @@ export async function startLocalWebhook(options: {
 
   let closing: Promise<void> | undefined;
   return {
-    /** Where each dead letter is appended; `undefined` in memory, where the log has them. */
     deadLetterFile: deadLetters.file,
     /** Stream records not yet moved, and messages not yet deleted: both 0 once all is delivered. */
     backlog: async () => {

@@ -9,11 +9,7 @@ export type EventPattern = {
   readonly [field: string]: readonly PatternValue[] | EventPattern;
 };
 
-/**
- * Whether `event` matches `pattern` as EventBridge matches: every field, one of its values. A
- * field the event lacks, or holds an object in where the pattern expects a value, is absent: only
- * `exists: false` matches it, as EventBridge matches `exists` on leaves only.
- */
+/** Whether `event` matches `pattern` as EventBridge does, `exists` on leaves only. */
 export function matchesPattern(pattern: EventPattern, event: unknown): boolean {
   const fields = event !== null && typeof event === 'object' ? event : {};
   return Object.entries(pattern).every(([field, expected]) => {

@@ -5,7 +5,6 @@ import dynaliteDb, {
   type PrewriteHook,
 } from 'dynalite/db/index.js';
 
-/** An item as DynamoDB JSON: attribute name -> `{ N: "1" }`, `{ S: "Fern" }`, ... */
 export type DynamoDbItem = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 /** A stream record as DynamoDB Streams documents it for `NEW_IMAGE`: REMOVE has the keys alone. */
@@ -27,24 +26,17 @@ export interface StreamRecord {
   readonly eventSourceARN: string;
 }
 
-/** A record as the stream holds it: `position` orders it and trims it. */
 export type StoredRecord = { readonly position: string; readonly record: StreamRecord };
 
 export type TableStream = Awaited<ReturnType<typeof attachTableStream>>;
 
-/**
- * The table's DynamoDB stream, which dynalite lacks (decision 0105): a prewrite hook adds each item
- * write's record to the same atomic batch, so a record exists exactly when its write committed; a
- * write that changes nothing records nothing. To tell INSERT from MODIFY in the synchronous hook,
- * each item's image is kept in memory as canonical JSON.
- */
+/** The table's DynamoDB stream, which dynalite lacks (decision 0105), from each item write. */
 export async function attachTableStream(
   level: LevelDatabase,
   options: { readonly tableName: string; readonly region: string },
 ) {
   const { tableName, region } = options;
   await level.open();
-  // The local table's one key, as dev-server/dynamodb.ts creates it.
   const keysOf = ({ id = {} }: DynamoDbItem): DynamoDbItem => ({ id });
   const itemPrefix = `item-${tableName}~`;
   const recordPrefix = `webhook~stream~${tableName}~`;
@@ -61,8 +53,7 @@ export async function attachTableStream(
   const label = new Date(CreationDateTime * 1000).toISOString().replace(/Z$/, '');
   const arn = `arn:aws:dynamodb:${region}:000000000000:table/${tableName}/stream/${label}`;
 
-  // Past every record kept and past the clock, so that sequence numbers keep growing across
-  // restarts after the records were trimmed; 21 to 40 digits, as DynamoDB's.
+  // Past every record kept and the clock, so that sequence numbers grow across restarts.
   let sequence = BigInt(Date.now()) * 1_000_000_000n;
   for await (const [key] of level.iterator({ ...range, reverse: true, limit: 1 })) {
     const last = BigInt(key.slice(recordPrefix.length));
@@ -72,8 +63,7 @@ export async function attachTableStream(
   const isItemWrite = (op: LevelOperation) =>
     op.sublevel === undefined && typeof op.key === 'string' && op.key.startsWith(itemPrefix);
 
-  // dynalite holds the item's lock until the write has committed, so no other write of the same
-  // item comes between this hook and the `write` event below.
+  // dynalite holds the item's lock until commit: no other write of it comes in between.
   const hook: PrewriteHook = (op, batch) => {
     if (!isItemWrite(op)) return;
     const before = stored.get(op.key);
@@ -118,7 +108,6 @@ export async function attachTableStream(
 
   return {
     arn,
-    /** The oldest records not yet trimmed, in the order their writes committed. */
     async read(limit: number): Promise<StoredRecord[]> {
       const records: StoredRecord[] = [];
       for await (const [key, value] of level.iterator({ ...range, limit })) {
@@ -126,12 +115,9 @@ export async function attachTableStream(
       }
       return records;
     },
-    /** The writes that trim these records, for the reader to commit with what it made of them. */
     trimOperations: (records: readonly StoredRecord[]): LevelOperation[] =>
       records.map(({ position }) => ({ type: 'del', key: `${recordPrefix}${position}` })),
-    /** Calls `listener` after each write that added records has committed. */
     onRecords: (listener: () => void): void => void listeners.add(listener),
-    /** Stops recording; the records written so far stay for the next attach. */
     detach() {
       level.hooks.prewrite.delete(hook);
       level.off('write', committed);

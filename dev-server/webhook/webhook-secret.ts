@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { signingKeyOf } from '../../functions/deliver-webhook/signature.ts';
 import { ensureDataDir, readPrivateFile, writePrivateFile } from '../data-dir.ts';
 
-/** Why `PLANTS_WEBHOOK_URL` is no absolute http(s) URL (locally, http is fine), or `undefined`. */
 export function webhookUrlProblem(url: string): string | undefined {
   // A URL of either scheme always names a host: `http://` alone does not parse.
   const { protocol } = URL.parse(url) ?? {};
@@ -14,7 +13,6 @@ export function webhookUrlProblem(url: string): string | undefined {
   return undefined;
 }
 
-/** Why a secret is not one the deliverer reads (`whsec_`, a base64 key), or `undefined`. */
 export function webhookSecretProblem(secret: string): string | undefined {
   if (!secret.startsWith('whsec_')) return 'must start with whsec_ (Standard Webhooks form)';
   try {
@@ -25,16 +23,11 @@ export function webhookSecretProblem(secret: string): string | undefined {
   }
 }
 
-/** A new signing secret: 32 random bytes, as `whsec_` and base64. */
 export const generateWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 export const webhookSecretFile = (dataDir: string) => join(dataDir, 'webhook', 'secret');
 
-/**
- * The secret when `PLANTS_WEBHOOK_SECRET` is unset: generated once and kept in the data directory
- * (mode 600), so that a receiver keeps verifying across restarts and `npm run webhook:listen`
- * finds it; in memory, a new one per start.
- */
+/** The secret when unset: made once and kept (mode 600), so receivers verify across restarts. */
 export async function loadOrCreateWebhookSecret(dataDir: string | undefined): Promise<string> {
   if (dataDir === undefined) return generateWebhookSecret();
   const file = webhookSecretFile(dataDir);
