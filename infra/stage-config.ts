@@ -5,12 +5,7 @@ import {
 } from './constructs/gradual-deployment.ts';
 import type { TokenIssuerConfig } from './constructs/operation-function.ts';
 
-/**
- * What varies between deployments (the keys: docs/deploy.md#context-keys). Each stage's settings
- * live in `cdk.json` under `context.stages.<stage>`, so that `-c stage=prod` alone builds prod
- * whole and no other stage gets any of them; a `-c key=value` overrides the stage's value for that
- * run (docs/decisions/0140-stage-settings-in-cdk-json.md).
- */
+/** What varies between deployments (docs/decisions/0140-stage-settings-in-cdk-json.md). */
 export interface StageConfig {
   readonly stage: string;
   readonly alarmEmail?: string;
@@ -31,7 +26,6 @@ export interface CustomDomainConfig {
   readonly certificateArn: string;
 }
 
-/** A developer's stage takes a release at once; every other gets the smallest canary. */
 export function defaultDeploymentConfig(stage: string): DeploymentConfigName {
   return stage === 'dev' ? 'AllAtOnce' : 'Canary10Percent5Minutes';
 }
@@ -49,19 +43,13 @@ export class StageConfigError extends Error {
 const stagePattern = /^[a-z][a-z0-9-]{0,19}$/;
 /** Deployed, `PlantStore-ci` would replace the CI stack's deploy role with a copy of the API. */
 const ciStackStage = 'ci';
-/** Cognito's own rules, checked here so a bad value fails at synth. */
 const reservedInDomainPrefix = /aws|amazon|cognito/;
 const domainPrefixPattern = /^(?!.*(?:aws|amazon|cognito))[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-/** A host name of two labels or more, as API Gateway takes it: lowercase, no trailing dot. */
 const domainNamePattern = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const certificateArnPattern = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]{36}$/;
 const roleArnPattern = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
-/**
- * The keys a stage's entry may hold. `stage` names the entry and `ignoreAlarmConfiguration` is
- * for one emergency run, so both are `-c` only: a flag left in cdk.json would ship every later
- * release unwatched.
- */
+/** Not `ignoreAlarmConfiguration`: left in cdk.json, it would ship every release unwatched. */
 export const stageSettingKeys = [
   'alarmEmail',
   'authIssuer',
@@ -80,7 +68,6 @@ export const stageSettingKeys = [
   'webhookConcurrency',
 ] as const;
 
-/** Every context key the stage's stack reads. */
 export const stageContextKeys: readonly string[] = [
   'stage',
   'ignoreAlarmConfiguration',
@@ -88,12 +75,7 @@ export const stageContextKeys: readonly string[] = [
   ...stageSettingKeys,
 ];
 
-/**
- * Refuses a context key that is not one of `known`, the app's: ignored, a misspelt key would leave
- * the run without the setting its owner thinks it gave. The CDK's own keys pass unread: namespaced
- * ones (`@aws-cdk/…`, `aws:cdk:…`, `availability-zones:account=…`) and kebab-case ones
- * (`cli-telemetry`), a style no key of the app has.
- */
+/** Ignored, a misspelt key would silently drop its setting; the CDK's own keys pass unread. */
 export function checkContextKeys(keys: Iterable<string>, known: readonly string[]): void {
   for (const key of keys) {
     if (known.includes(key) || /[:/]/.test(key) || key.startsWith('@')) continue;
@@ -106,7 +88,6 @@ export function checkContextKeys(keys: Iterable<string>, known: readonly string[
   }
 }
 
-/** The known key `key` is probably a misspelling of: the same but for case, hyphens and underscores. */
 function nearestKey(key: string, known: readonly string[]): string | undefined {
   const plain = (each: string) => each.toLowerCase().replace(/[-_]/g, '');
   return known.find((each) => plain(each) === plain(key));
@@ -127,7 +108,6 @@ export function readStageConfig(context: ContextReader): StageConfig {
     }
   }
   const own = stages[stage] ?? {};
-  // A value given with -c wins for this run; absent there, the stage's own applies.
   return readSettings(stage, (key) => {
     const given = context(key);
     return given === undefined || given === null ? own[key] : given;
@@ -149,7 +129,6 @@ function checkStageName(stage: string, what: string): void {
 
 type StageSettings = Readonly<Record<string, unknown>>;
 
-/** `context.stages`: an object of stage names, each an object of known keys only. */
 function readStages(context: ContextReader): Readonly<Record<string, StageSettings>> {
   const value = context('stages');
   if (value === undefined || value === null) return {};
@@ -198,7 +177,6 @@ function readSettings(stage: string, context: ContextReader): StageConfig {
     domainPrefixPattern,
     'lowercase letters, digits and hyphens, at most 63 characters, without "aws", "amazon" or "cognito"',
   );
-  // Only a Cognito pool without its own prefix gets the default one, which contains the stage.
   if (externalIssuer === undefined && authDomainPrefix === undefined) {
     defaultDomainPrefixStem(stage);
   }
@@ -239,10 +217,7 @@ function readWebhookConcurrency(
   return value;
 }
 
-/**
- * https only: the signature proves who sent an event, not that nobody read it. No host that is the
- * deliverer's own machine or network rather than a subscriber's.
- */
+/** https only: the signature proves who sent an event, not that nobody read it. */
 function readWebhookUrl(context: ContextReader): string | undefined {
   const value = contextText(context, 'webhookUrl');
   if (value === undefined) return undefined;
@@ -261,7 +236,6 @@ function readWebhookUrl(context: ContextReader): string | undefined {
   return value;
 }
 
-/** A `BlockList` of subnets written `network/prefix`. */
 function addressList(...subnets: string[]): BlockList {
   const list = new BlockList();
   for (const subnet of subnets) {
@@ -271,11 +245,7 @@ function addressList(...subnets: string[]): BlockList {
   return list;
 }
 
-/**
- * Hosts no subscriber is at, seen from the deliverer, with why. A `BlockList` also matches the
- * IPv4 ranges written as IPv4-mapped IPv6 (`::ffff:127.0.0.1`); the URL parser has already turned
- * the other spellings of an address (`2130706433`, `0x7f.1`, `[0:0::1]`) into the usual one.
- */
+/** Hosts no subscriber is at; `URL` has already normalised other spellings of an address. */
 const nonSubscriberHosts = [
   {
     what: 'a loopback host (127.0.0.0/8, ::1, localhost): the sandbox the deliverer runs in, not a subscriber',
@@ -293,7 +263,6 @@ const nonSubscriberHosts = [
   },
 ] as const;
 
-/** Why `hostname` (as `URL` gives it: lowercase, IPv6 in brackets) is no subscriber's, or `undefined`. */
 function notASubscriber(hostname: string): string | undefined {
   const address = hostname.replace(/^\[(.*)\]$/, '$1');
   const family = isIP(address);
@@ -321,7 +290,6 @@ function readCustomDomain(context: ContextReader): CustomDomainConfig | undefine
   return { domainName, certificateArn };
 }
 
-/** `true` or `false`, as `-c key=true` (a string) or cdk.json (a boolean) gives it; absent is false. */
 function flag(context: ContextReader, key: string): boolean {
   const value = context(key);
   if (value === undefined || value === null || value === false || value === 'false') return false;
@@ -354,11 +322,7 @@ function readDeploymentConfig(context: ContextReader, stage: string): Deployment
   return known;
 }
 
-/**
- * The start of the default Cognito domain prefix, `plants-<stage>-`, before the stack instance id
- * (32 hex digits: at most 60 characters in all, and no reserved word from the suffix). Cognito
- * would refuse a reserved word at deploy time; this refuses it at synth.
- */
+/** Refuses at synth a reserved word Cognito would refuse at deploy time. */
 export function defaultDomainPrefixStem(stage: string): string {
   const stem = `plants-${stage}-`;
   const reserved = reservedInDomainPrefix.exec(stem);
@@ -404,7 +368,6 @@ function readExternalIssuer(context: ContextReader): TokenIssuerConfig | undefin
   };
 }
 
-/** A context value as trimmed text; absent, null or blank is `undefined`, anything but a string throws. */
 export function contextText(context: ContextReader, key: string): string | undefined {
   const value = context(key);
   if (value === undefined || value === null) return undefined;
@@ -418,7 +381,6 @@ export function contextText(context: ContextReader, key: string): string | undef
 function positiveInteger(context: ContextReader, key: string): number | undefined {
   const value = context(key);
   if (value === undefined || value === null || value === '') return undefined;
-  // `-c key=100` arrives as a string, cdk.json may hold a number.
   const parsed = typeof value === 'number' ? value : Number(value);
   if (!Number.isSafeInteger(parsed) || parsed <= 0) {
     throw new StageConfigError(`context "${key}" must be a positive integer: ${String(value)}`);

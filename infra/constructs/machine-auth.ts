@@ -20,21 +20,14 @@ const resourceServerIdentifier = 'plants';
 export interface MachineAuthProps {
   /** `https://<prefix>.auth.<region>.amazoncognito.com`: unique in the region across all accounts. */
   readonly domainPrefix: string;
-  /** The operations whose scopes the resource server defines and the client may request. */
   readonly operations: readonly Operation[];
 }
 
-/**
- * A Cognito user pool used only as an OAuth 2.0 authorization server for machine clients: a
- * resource server `plants` with the scopes the operations require, one app client with a secret,
- * the client-credentials grant and every one of those scopes, and a domain for the token endpoint.
- */
+/** A Cognito user pool used only as the OAuth 2.0 server of machine clients. */
 export class MachineAuth extends Construct {
   readonly userPool: IUserPool;
   readonly client: IUserPoolClient;
-  /** Each scope the operations require, as tokens carry it. */
   readonly scopes: Readonly<Partial<Record<ApiScope, string>>>;
-  /** `POST` here with the client id and secret (HTTP Basic) and `grant_type=client_credentials`. */
   readonly tokenUrl: string;
   readonly tokenIssuer: TokenIssuerConfig;
 
@@ -43,8 +36,7 @@ export class MachineAuth extends Construct {
 
     const userPool = new UserPool(this, 'UserPool', {
       selfSignUpEnabled: false,
-      // No one signs in with a password here; should an administrator ever add a user anyway,
-      // the password is at least strong.
+      // No one signs in with a password here; should anyone ever be added, it is strong.
       passwordPolicy: {
         minLength: 14,
         requireLowercase: true,
@@ -52,20 +44,16 @@ export class MachineAuth extends Construct {
         requireDigits: true,
         requireSymbols: true,
       },
-      // The pool holds no users, only client configuration, and threat protection (PLUS) applies
-      // to user sign-ins: the cheapest plan is the right one.
+      // No users: threat protection (PLUS) would guard nothing.
       featurePlan: FeaturePlan.LITE,
       accountRecovery: AccountRecovery.NONE,
       // Nothing in it is irreplaceable: a new pool means a new client id and secret, not lost data.
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.userPool = userPool;
-    // The function trusts `iss` = the pool's ProviderURL: the ORIGINAL issuer format. Under the
-    // UPDATED one (`https://issuer-cognito-idp…`) every token would be a 401. Pinned, a new pool
-    // gets it whatever Cognito's default becomes, and a switch in the console is stack drift.
+    // Pinned: under the UPDATED issuer format, every token would be a 401.
     (userPool.node.defaultChild as CfnUserPool).issuerConfiguration = { type: 'ORIGINAL' };
 
-    // One resource-server scope per scope an operation requires, described by its routes.
     const { operations } = props;
     const required = [...new Set(operations.map((operation) => operation.scope))];
     const scopes = required.map((scope) => {
@@ -94,8 +82,7 @@ export class MachineAuth extends Construct {
 
     const client = userPool.addClient('MachineClient', {
       generateSecret: true,
-      // Every sign-in flow off: CDK then lists only ALLOW_REFRESH_TOKEN_AUTH. Left unset, Cognito
-      // would enable SRP, custom and refresh sign-ins on a client that needs client credentials only.
+      // Left unset, Cognito would enable sign-in flows a machine client never uses.
       authFlows: {
         user: false,
         userPassword: false,

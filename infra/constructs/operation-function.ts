@@ -11,7 +11,6 @@ import { type Operation, routeKey } from '../../functions/operations.ts';
 import { functionSettings } from '../function-settings.ts';
 import { HandlerFunction } from './handler-function.ts';
 
-/** The scopes the API's operations require, as `functions/operations.ts` names them. */
 export type ApiScope = Operation['scope'];
 
 /** Where the function's bearer tokens come from; becomes the handler's `AUTH_*` variables. */
@@ -28,16 +27,11 @@ export interface TokenIssuerConfig {
 
 export interface OperationFunctionProps {
   readonly operation: Operation;
-  /** The function may make the operation's DynamoDB calls on this table, and nothing else. */
   readonly table: ITable;
   readonly tokenIssuer: TokenIssuerConfig;
 }
 
-/**
- * The construct id of an operation's function, `CreatePlant` for `create-plant`; the stack's other
- * per-operation constructs are named after it. Logical ids derive from it, and a changed logical
- * id replaces the function, so it stays this spelling (operation-function.test.ts pins POST's).
- */
+/** Logical ids derive from it: a changed spelling would replace the function. */
 export function operationConstructId(operation: Pick<Operation, 'name'>): string {
   return operation.name
     .split('-')
@@ -45,15 +39,10 @@ export function operationConstructId(operation: Pick<Operation, 'name'>): string
     .join('');
 }
 
-/**
- * One operation's function (`functions/<name>/handler.ts`) with active tracing and a role that can
- * only write its log group, send traces, and make the operation's own DynamoDB calls on the table.
- * Callers reach it through the alias `live`, which CodeDeploy moves to each published version.
- */
+/** One operation's function, reached through the alias `live`, which CodeDeploy moves. */
 export class OperationFunction extends Construct {
   readonly operation: Operation;
   readonly function: IFunction;
-  /** What the HTTP API invokes; its `version` is the one this deploy published. */
   readonly alias: Alias;
   readonly logGroup: ILogGroup;
 
@@ -68,8 +57,7 @@ export class OperationFunction extends Construct {
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
-    // A role of our own instead of AWSLambdaBasicExecutionRole, whose logs actions apply to every
-    // log group in the account.
+    // Not AWSLambdaBasicExecutionRole: its logs actions apply to every log group.
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `${operation.name}: write its own logs and traces; ${operation.dynamodbActions.join(', ')} on the plants table`,
@@ -94,10 +82,7 @@ export class OperationFunction extends Construct {
       currentVersionOptions: {
         // Rolling back by hand moves the alias to an old version, so none is ever deleted.
         removalPolicy: RemovalPolicy.RETAIN,
-        // currentVersion hashes the function's template, where a table or pool appears as a
-        // {Ref}, not as its name: replaced, it would publish no version, and `live` would keep
-        // the old name. CloudFormation replaces a version whose description changes, so the
-        // values behind those references, written here, publish one.
+        // A replaced table or pool changes no hash: its name here publishes a version.
         description: Lazy.string({
           produce: (): string => deployTimeValues(fn.node.defaultChild as CfnFunction),
         }),
@@ -107,8 +92,7 @@ export class OperationFunction extends Construct {
     this.alias = new Alias(this, 'LiveAlias', { aliasName: 'live', version: fn.currentVersion });
 
     this.logGroup.grantWrite(role);
-    // Exactly the calls the operation's store makes, on this one table (it has no indexes, so the
-    // table ARN alone): a function that lists cannot delete, one that deletes cannot read.
+    // Only the operation's own calls: a function that lists cannot delete.
     table.grant(role, ...operation.dynamodbActions);
 
     Validations.of(role).acknowledge({
@@ -120,11 +104,7 @@ export class OperationFunction extends Construct {
   }
 }
 
-/**
- * The deploy-time references (`Ref`, `Fn::GetAtt`) in the function's environment, each once (a
- * version description holds at most 256 characters), joined by spaces
- * (docs/decisions/0031-deploy-time-config-in-the-version.md).
- */
+/** Each once, to fit 256 characters: docs/decisions/0031-deploy-time-config-in-the-version.md */
 function deployTimeValues(cfnFunction: CfnFunction): string {
   const found = new Map<string, unknown>();
   const collect = (value: unknown): void => {

@@ -23,7 +23,6 @@ import { serverFailureCounters } from '../operation-outcomes.ts';
 import { type OperationFunction, operationConstructId } from './operation-function.ts';
 import { tableThrottledRequests } from './table-metrics.ts';
 
-/** The alias points at the version this deploy publishes, which the rollback alarms watch. */
 export type AlarmedOperation = Pick<
   OperationFunction,
   'operation' | 'function' | 'alias' | 'logGroup'
@@ -40,14 +39,12 @@ export interface OperationalAlarmsProps {
 const period = Duration.minutes(5);
 /** Short enough that a rollback alarm can fire inside a 5-minute canary, twice over. */
 const deploymentPeriod = Duration.minutes(1);
-/** Of all answers, in percent. */
 const serverErrorRatePercent = 5;
 
 type AlarmShape = Pick<
   AlarmProps,
   'threshold' | 'comparisonOperator' | 'evaluationPeriods' | 'datapointsToAlarm'
 >;
-/** Fires on the first occurrence: worth a page at the first one. */
 const anyOccurrence: AlarmShape = {
   threshold: 1,
   comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -62,15 +59,8 @@ const twoOfThreeAbove = (threshold: number): AlarmShape => ({
   datapointsToAlarm: 2,
 });
 
-/**
- * The alarms that should wake an operator: any operation's function failing, answering 5xx or
- * throttled; clients getting 5xx or slow answers from the API; DynamoDB refusing work. And, per
- * operation on 1-minute periods, the two rollback alarms on the version being deployed
- * (`rollbackAlarmsOf`), which roll that function's traffic shift back, and no other's. None fires
- * on silence: an idle API has no datapoints, and that is not an incident.
- */
+/** What should wake an operator, and what rolls a deployment back; none fires on silence. */
 export class OperationalAlarms extends Construct {
-  /** With alarmEmail, each notifies the topic of its ALARM, and all but the rollback alarms of their OK. */
   readonly alarms: readonly IAlarm[];
   readonly topic?: ITopic;
   readonly #rollbackAlarms = new Map<string, readonly IAlarm[]>();
@@ -99,8 +89,7 @@ export class OperationalAlarms extends Construct {
       return created;
     };
 
-    // A rate, not a count, so that the threshold means the same at 1 and at 1000 requests/s. The
-    // gateway's own view: it also counts a 5xx no function answered (a failed integration).
+    // A rate, not a count, so that the threshold means the same at 1 and at 1000 requests/s.
     const serverErrorRate = new MathExpression({
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
       usingMetrics: {
@@ -147,8 +136,7 @@ export class OperationalAlarms extends Construct {
       const each = new Construct(this, operationConstructId(operation));
       const route = routeKey(operation);
 
-      // The handler turns every expected failure into a response, so a Lambda error means a
-      // crash, a timeout or a failed cold start.
+      // The handler answers every expected failure, so a Lambda error means a crash.
       alarm(
         each,
         'FunctionErrors',
@@ -164,8 +152,7 @@ export class OperationalAlarms extends Construct {
         `${operation.name} (${route}) hit its concurrency limit; clients got 5xx. Check the account concurrency.`,
       );
 
-      // The operation's own share of 5xx answers, from the counters its request lines carry: a
-      // rarely called operation failing every time would vanish in the API-wide rate.
+      // A rarely called operation failing every time would vanish in the API-wide rate.
       const failures = Object.fromEntries(
         serverFailureCounters.map((counter) => [
           counter.toLowerCase(),
@@ -198,11 +185,7 @@ export class OperationalAlarms extends Construct {
           'in two of the last three 5-minute periods.',
       );
 
-      // The rollback alarms. The paging alarms need 5 to 15 minutes of data, longer than a canary
-      // lasts, so these read 1-minute periods, and judge the version being deployed by its own
-      // invocations alone. Each is named for its operation and version: CloudWatch keeps an
-      // alarm's state when its definition changes, so an alarm updated in place could start a
-      // deployment in last release's ALARM; a new name replaces it with a fresh one.
+      // Fresh per version: docs/decisions/0030-rollback-alarms-judge-the-new-version.md
       const version = alias.version.version;
       const alarmName = (name: string) => `${stackName}-${name}-${operation.name}-${version}`;
 
@@ -228,8 +211,7 @@ export class OperationalAlarms extends Construct {
         alarmName('DeployedVersionErrors'),
       );
 
-      // A version that answers 500 is no Lambda error: its request lines count it. Only the
-      // outcome `error` (a bug) counts, not a 503, which every version gets alike.
+      // A 500 is no Lambda error; only `error` counts, as every version gets 503s alike.
       const request = FilterPattern.stringValue('$.message', '=', 'request');
       const filters: MetricFilter[] = [];
       const countByVersion = (metricName: string, pattern = request) => {
@@ -282,9 +264,7 @@ export class OperationalAlarms extends Construct {
       displayName: 'Plant Store alarms',
       enforceSSL: true,
     });
-    // enforceSSL gives the topic a policy of its own, which replaces SNS's default one: without
-    // this statement nothing may publish. CloudWatch may publish for this account's alarms in
-    // this region, and only for those.
+    // enforceSSL's policy replaces SNS's default one: without this, nothing may publish.
     const stack = Stack.of(this);
     topic.addToResourcePolicy(
       new PolicyStatement({
@@ -306,8 +286,7 @@ export class OperationalAlarms extends Construct {
       }),
     );
     topic.addSubscription(new EmailSubscription(props.alarmEmail));
-    // A rollback alarm is replaced with every version, and each new one goes from no data to
-    // OK: its OK would e-mail every release, so it notifies its ALARM only.
+    // Rollback alarms are new with every version: their OK would e-mail every release.
     const rollback = new Set<IAlarm>([...this.#rollbackAlarms.values()].flat());
     notifyOnChange(
       alarms.filter((each) => !rollback.has(each)),
@@ -327,7 +306,6 @@ export class OperationalAlarms extends Construct {
     });
   }
 
-  /** The alarms that roll the operation's traffic shift back when they fire during it. */
   rollbackAlarmsOf(operation: Pick<Operation, 'name'>): readonly IAlarm[] {
     const found = this.#rollbackAlarms.get(operation.name);
     if (found === undefined) throw new Error(`no alarms for the operation ${operation.name}`);
@@ -335,7 +313,6 @@ export class OperationalAlarms extends Construct {
   }
 }
 
-/** Each alarm notifies `topic` when it fires and when it clears. */
 export function notifyOnChange(alarms: readonly Alarm[], topic: ITopic): void {
   const action = new SnsAction(topic);
   for (const alarm of alarms) {

@@ -26,16 +26,13 @@ import type { NewPlantWebhook } from './new-plant-webhook.ts';
 import type { OperationFunction } from './operation-function.ts';
 import { tableThrottledRequests } from './table-metrics.ts';
 
-/** Its log group's platform REPORT lines carry the cold starts' init duration. */
 export type DashboardOperation = Pick<OperationFunction, 'operation' | 'function' | 'logGroup'>;
 export type DashboardWebhook = Pick<NewPlantWebhook, 'function' | 'queue' | 'deadLetterQueue'>;
 
 export interface OperationsDashboardProps {
-  /** A row of widgets each, in this order. */
   readonly operations: readonly DashboardOperation[];
   readonly api: IHttpApi;
   readonly table: ITable;
-  /** @default - no webhook row */
   readonly webhook?: DashboardWebhook;
 }
 
@@ -43,12 +40,7 @@ const period = Duration.minutes(5);
 const graph = (title: string, width: number, left: IMetric[], right: IMetric[] = []) =>
   new GraphWidget({ title, left, right, width, height: 6 });
 
-/**
- * One CloudWatch dashboard that answers "is it healthy, and if not, where": the API as clients
- * see it and the table; then, for each operation, its function (invocations, errors, throttles,
- * duration) and what its handler counted (its own outcomes, auth failures by reason, validation
- * failures, store latency, what was unavailable).
- */
+/** One dashboard that answers "is it healthy, and if not, where" (docs/operations.md). */
 export class OperationsDashboard extends Construct {
   readonly dashboard: Dashboard;
 
@@ -117,7 +109,6 @@ export class OperationsDashboard extends Construct {
   }
 }
 
-/** The webhook's row: what came of the deliveries, how long they took, and what waits. */
 function webhookRow({ function: fn, queue, deadLetterQueue }: DashboardWebhook): IWidget[] {
   return [
     graph(
@@ -150,7 +141,6 @@ function webhookRow({ function: fn, queue, deadLetterQueue }: DashboardWebhook):
   ];
 }
 
-/** One operation's row: its function, then what its handler counted. */
 function operationRow({ operation, function: fn }: DashboardOperation): IWidget[] {
   const route = routeKey(operation);
   const app = (metricName: string, statistic?: string) => handlerMetric(fn, metricName, statistic);
@@ -196,7 +186,6 @@ function operationRow({ operation, function: fn }: DashboardOperation): IWidget[
   ];
 }
 
-/** A metric the function's handler wrote, its `Service` dimension named after the function. */
 function handlerMetric(
   fn: IFunction,
   metricName: string,
