@@ -50,7 +50,6 @@ export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
 
 export type LocalApi = Awaited<ReturnType<typeof startLocalApi>>;
 
-/** Starts the lock, the issuer's key, dynalite, the webhook, the server, then the handlers. */
 export async function startLocalApi(options: LocalApiOptions) {
   const { host, port, dataDir, log = console.log } = options;
   const client = options.client ?? { id: defaults.clientId, secret: defaults.clientSecret };

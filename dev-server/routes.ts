@@ -66,7 +66,6 @@ function decodedSegment(segment: string): string {
   }
 }
 
-/** Routes a request to the issuer, the docs, an operation's function, or the HTTP API's 404. */
 export function routes(targets: {
   issuer: DevIssuer;
   functions: ReadonlyMap<OperationName, LocalFunction>;

@@ -30,7 +30,6 @@ export type ServerOptions = {
 
 /** The names every local server answers to, besides its HOST and the address a request came to. */
 const ownHostNames = ['127.0.0.1', 'localhost', '::1'];
-/** In-flight requests get this long to finish at shutdown before their connections are cut. */
 const shutdownGraceMs = 5_000;
 
 /** Holds requests until `handler` is ready, like a cold start; a foreign `Host` gets 421. */
