@@ -309,10 +309,7 @@ export interface components {
          * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
          */
         IfNoneMatch: string;
-        /**
-         * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced or deleted only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it a replace or a delete is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
-         * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
-         */
+        /** @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced or deleted only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it a replace or a delete is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md). For example `"Q2hhbmdlZCBieSBhIHdyaXRl"`, an ETag as a read answered it; no example value is set, so that a "Try it out" of the API reference sends no stale tag. */
         IfMatch: string;
         /**
          * @description The event's id, `msg_` and the table stream record's id: the same on every attempt of one event, different for every event. De-duplicate by it.
@@ -639,10 +636,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced or deleted only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it a replace or a delete is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
-                 * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
-                 */
+                /** @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced or deleted only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it a replace or a delete is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md). For example `"Q2hhbmdlZCBieSBhIHdyaXRl"`, an ETag as a read answered it; no example value is set, so that a "Try it out" of the API reference sends no stale tag. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
@@ -773,10 +767,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced or deleted only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it a replace or a delete is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md).
-                 * @example "Q2hhbmdlZCBieSBhIHdyaXRl"
-                 */
+                /** @description `*` or a comma-separated list of at most 16 entity tags, compared strongly (RFC 9110 13.1.1: a weak tag `W/"…"` never matches): the plant is replaced or deleted only when one is its current ETag, else the answer is `412` and nothing changes. `*` matches any existing plant. Without it a replace or a delete is unconditional: send the ETag your read answered, so that a write made since is never lost. A malformed value, more than 16 tags, or `If-None-Match` on the same request is a `400` naming the header (docs/decisions/0130-preconditions.md). For example `"Q2hhbmdlZCBieSBhIHdyaXRl"`, an ETag as a read answered it; no example value is set, so that a "Try it out" of the API reference sends no stale tag. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
