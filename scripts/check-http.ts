@@ -2,7 +2,7 @@ import { exactJson, parseExactJson } from '../clients/plant-store-client.ts';
 import { checkPlantBody, checkPlantTag } from '../functions/checks/check.ts';
 import { type CheckFixture, headerOf, type Send } from '../functions/checks/runner.ts';
 import { type Operation, requestPath } from '../functions/operation.ts';
-import { checksOf } from '../functions/operations.ts';
+import { checksOf, operationNamed } from '../functions/operations.ts';
 import type { Answer, Route } from './openapi-exchange.ts';
 
 // Shared by smoke and contract, so a new operation is tried by both without a line here.
@@ -43,15 +43,20 @@ export function apiFixture(send: Send, token: string): CheckFixture {
       `the fixture's ${method} ${path} got ${answer.status}, not ${status}: ${excerpt}`,
     );
   };
+  // The routes as the operations declare them, never written out again here.
+  const route = (name: string, id: string) => {
+    const operation = operationNamed(name);
+    return [operation.method, requestPath(operation, { pathParameters: { id } })] as const;
+  };
   return {
     async create(id) {
-      await expect(200, 'POST', '/plants', checkPlantBody(id));
-      const etag = headerOf(await expect(200, 'GET', `/plants/${id}`), 'etag');
+      await expect(200, ...route('create-plant', id), checkPlantBody(id));
+      const etag = headerOf(await expect(200, ...route('get-plant', id)), 'etag');
       if (etag === undefined) throw new Error(`the check plant ${id} was read without an ETag`);
       return etag;
     },
     async delete(id) {
-      await expect(204, 'DELETE', `/plants/${id}`);
+      await expect(204, ...route('delete-plant', id));
     },
   };
 }
