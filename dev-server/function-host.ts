@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { envNames } from '../functions/config.ts';
@@ -15,6 +16,47 @@ export class FunctionInitError extends Error {
     super(`The function failed to initialise: ${message}`);
     this.name = 'FunctionInitError';
   }
+}
+
+/** What a request gets that waited for its function's start past the warm-up bound. */
+export const stillStarting = Symbol('still starting');
+
+/**
+ * The function, started at its first invocation as Lambda starts an environment. A request waits
+ * for the start up to `warmUpMs`, then gets `stillStarting`. A start that fails is logged, its
+ * requests get the gateway's 500, and the next request starts the function afresh.
+ */
+export function startedOnFirstInvoke(
+  start: () => Promise<LocalFunction>,
+  warmUpMs: number,
+): LocalFunction {
+  let starting: Promise<LocalFunction> | undefined;
+  let stopped = false;
+  const started = () => {
+    if (starting !== undefined) return starting;
+    const attempt = start();
+    starting = attempt;
+    attempt.catch((error: unknown) => {
+      if (starting === attempt) starting = undefined;
+      console.error(`local function: ${error instanceof Error ? error.message : error}`);
+    });
+    return attempt;
+  };
+  return {
+    async invoke(event) {
+      if (stopped) return undefined;
+      const bound = new AbortController();
+      const fn = await Promise.race([
+        started().catch(() => undefined),
+        delay(warmUpMs, stillStarting, { ref: false, signal: bound.signal }),
+      ]).finally(() => bound.abort());
+      return typeof fn === 'object' ? fn.invoke(event) : fn;
+    },
+    async stop() {
+      stopped = true;
+      await (await starting?.catch(() => undefined))?.stop();
+    },
+  };
 }
 
 export type FromWorker = { initError?: string } | { id: number; result?: unknown };

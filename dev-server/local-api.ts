@@ -5,7 +5,7 @@ import { lockDataDir } from './data-dir.ts';
 import { DevIssuer } from './dev-issuer.ts';
 import { startDynamoDb } from './dynamodb.ts';
 import { FailureBackoff } from './failure-backoff.ts';
-import { type LocalFunction, startFunction } from './function-host.ts';
+import { type LocalFunction, startedOnFirstInvoke, startFunction } from './function-host.ts';
 import { loadOrCreateSigningKey, recordIssuer } from './issuer-files.ts';
 import { routes } from './routes.ts';
 import { type RequestHandler, startServer } from './server.ts';
@@ -28,7 +28,7 @@ export const defaultLimits = {
   tokenFailures: { burst: 10, forgivenPerSecond: 1, maxAddresses: 10_000 },
   /** Time to receive a whole request, headers and body; past it Node answers 408 and closes. */
   requestTimeoutMs: 30_000,
-  /** How long a request that arrives while the function is starting is held: Lambda's init limit. */
+  /** How long a request is held while its function starts: Lambda's init limit. */
   warmUpMs: 10_000,
   /** Connections open at once; past it a new one is closed as it arrives (decision 0121). */
   maxConnections: 1_000,
@@ -87,16 +87,17 @@ export async function startLocalApi(options: LocalApiOptions) {
       webhook = started;
     }
 
+    // One worker per operation, as on AWS, each started by its first request
+    // (docs/decisions/0096-one-worker-per-operation.md). Stopped after the server has drained.
+    const functions = new Map<OperationName, LocalFunction>();
+    stops.push(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => {}));
     const server = await startServer({ host, port, log, ...limits }, handler.promise);
     stops.push(() => server.close());
     const issuer = new DevIssuer({ issuer: server.url, key, client });
     if (dataDir !== undefined) await recordIssuer(dataDir, server.url);
-
-    // One worker per operation, as on AWS (docs/decisions/0096-one-worker-per-operation.md).
-    const functions = new Map<OperationName, LocalFunction>();
-    const started = await Promise.allSettled(
-      operations.map(async ({ name, scope }) => {
-        const fn = await startFunction(
+    for (const { name, scope } of operations) {
+      const start = () =>
+        startFunction(
           {
             handlerUrl:
               options.handlers?.[name] ??
@@ -110,13 +111,8 @@ export async function startLocalApi(options: LocalApiOptions) {
           },
           log,
         );
-        functions.set(name, fn);
-        // After the server has drained, before the store closes.
-        stops.splice(-1, 0, () => fn.stop());
-      }),
-    );
-    const failed = started.find((result) => result.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+      functions.set(name, startedOnFirstInvoke(start, limits.warmUpMs));
+    }
     const bodyBudgets = {
       vouched: { free: limits.bodyBytesInFlight },
       unvouched: { free: limits.unvouchedBodyBytesInFlight },

@@ -8,7 +8,7 @@ import {
 import { docsResponse } from './api-docs.ts';
 import { type DevIssuer, issuerPaths, oauthError } from './dev-issuer.ts';
 import type { FailureBackoff } from './failure-backoff.ts';
-import type { LocalFunction } from './function-host.ts';
+import { type LocalFunction, stillStarting } from './function-host.ts';
 import {
   type BodyBudget,
   fromResultV2,
@@ -120,8 +120,9 @@ export function routes(targets: {
         receivedAt,
         sourceIp,
       });
+      const result = await fn.invoke(event);
       // HTTP API answers a failed or timed-out invocation with a plain 500.
-      return fromResultV2(await fn.invoke(event));
+      return result === stillStarting ? gatewayError(503) : fromResultV2(result);
     });
   };
 }

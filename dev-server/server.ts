@@ -9,7 +9,6 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
 import { type GatewayResponse, gatewayError, refuse, writeResponse } from './http-gateway.ts';
 
@@ -21,7 +20,6 @@ export type RequestHandler = (
 
 export type ServerOptions = {
   readonly requestTimeoutMs: number;
-  readonly warmUpMs: number;
   readonly maxConnections: number;
   readonly host: string;
   readonly port: number;
@@ -32,7 +30,7 @@ export type ServerOptions = {
 const ownHostNames = ['127.0.0.1', 'localhost', '::1'];
 const shutdownGraceMs = 5_000;
 
-/** Holds requests until `handler` is ready, like a cold start; a foreign `Host` gets 421. */
+/** Holds requests until `handler` is ready (503 if it never is); a foreign `Host` gets 421. */
 export async function startServer(
   options: ServerOptions,
   handler: Promise<RequestHandler | undefined>,
@@ -67,14 +65,7 @@ export async function startServer(
       }
       inFlight.add(res);
       res.on('close', () => inFlight.delete(res));
-      const bound = new AbortController();
-      Promise.race([
-        handler,
-        delay(options.warmUpMs, undefined, { ref: false, signal: bound.signal }).catch(
-          () => undefined,
-        ),
-      ])
-        .finally(() => bound.abort())
+      handler
         .then((serve) =>
           serve ? serve(req, res, requestId) : writeResponse(res, gatewayError(503)),
         )

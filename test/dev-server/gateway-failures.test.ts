@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FunctionInitError } from '../../dev-server/function-host.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalApi } from '../../dev-server/local-api.ts';
 import { operations } from '../../functions/operations.ts';
 import { everyHandler, startTestApi } from '../support/local-api-fixture.ts';
@@ -113,10 +112,19 @@ describe('startLocalApi in front of a function', () => {
 });
 
 describe('startLocalApi with a function that cannot start', () => {
-  it('fails at start-up with the cold-start error', async () => {
-    const started = start('failing-init-handler.ts');
+  it('answers 500 and logs the cold-start error, and starts it afresh for the next request', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const api = await start('failing-init-handler.ts');
+    try {
+      const answers = [];
+      for (let i = 0; i < 2; i++) answers.push((await fetch(`${api.url}/plants`)).status);
 
-    await expect(started).rejects.toThrow(FunctionInitError);
-    await expect(started).rejects.toThrow(/PLANTS_TABLE_NAME is not set/);
+      expect(answers).toEqual([500, 500]);
+      const logged = errors.mock.calls.map((args) => args.join(' '));
+      expect(logged.filter((line) => /PLANTS_TABLE_NAME is not set/.test(line))).toHaveLength(2);
+    } finally {
+      errors.mockRestore();
+      await api.close();
+    }
   });
 });
