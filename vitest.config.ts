@@ -52,6 +52,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     sequence: { sequencer: LongestFirst },
+    globalSetup: ['test/support/global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'shared', include, exclude: mocking, isolate: false } },
       { extends: true, test: { name: 'isolated', include: mocking, isolate: true } },

@@ -17,6 +17,7 @@ import { interleaved, loadAverage, median, pad, percentile, round } from './lab.
 import {
   findLambdaFunction,
   type LambdaFunctionSpec,
+  readCloudAssembly,
   synthesizeApp,
 } from './support/cloud-assembly.ts';
 import type { Deployment } from './support/cloudformation.ts';
@@ -62,6 +63,8 @@ export type ColdRequestOptions = {
   /** dynalite, plain HTTP on loopback. */
   readonly store: { readonly endpoint: string; readonly tableName: string };
   readonly log: (message: string) => void;
+  /** A cloud assembly `cdk synth` wrote, read instead of synthesizing one. */
+  readonly cdkOut?: string | undefined;
   /** `--cpu-prof` of every shipped and LIMIT process, into `<operation>-<variant>/` here. */
   readonly cpuProfileDir?: string | undefined;
 };
@@ -78,7 +81,9 @@ export async function measureColdRequests(options: ColdRequestOptions) {
   const { log } = options;
   log('cold request: synthesizing the app as `cdk synth` does ...');
   // Validation changes neither templates nor assets, and is the slowest part of a synth.
-  const assembly = await synthesizeApp({ validate: false });
+  const assembly = options.cdkOut
+    ? await readCloudAssembly(options.cdkOut)
+    : await synthesizeApp({ validate: false });
   const ca = await createThrowawayCa();
   const shippedOf = (operation: OperationName) =>
     findLambdaFunction(assembly, `${operationConstructId({ name: operation })}/Function/Resource`);
@@ -175,7 +180,7 @@ export async function measureColdRequests(options: ColdRequestOptions) {
     }
     return figures;
   } finally {
-    await rm(assembly.outdir, { recursive: true, force: true });
+    if (!options.cdkOut) await rm(assembly.outdir, { recursive: true, force: true });
     await rm(ca.dir, { recursive: true, force: true });
   }
 }

@@ -44,6 +44,7 @@ const { values: flags } = parseArgs({
     'cold-request-rounds': { type: 'string', default: '9' },
     rtt: { type: 'string', multiple: true, default: ['0', '10'] },
     'cpu-prof-dir': { type: 'string' },
+    'cdk-out': { type: 'string' },
     'cold-request-only': { type: 'boolean', default: false },
     'cold-runs': { type: 'string', default: '21' },
     'warm-requests': { type: 'string', default: '3000' },
@@ -183,6 +184,7 @@ try {
     log,
     swaps: swapped,
     cpuProfileDir: flags['cpu-prof-dir'] && path.resolve(flags['cpu-prof-dir']),
+    cdkOut: flags['cdk-out'] && path.resolve(flags['cdk-out']),
   });
   if (flags['cold-request-only']) {
     process.stdout.write(`\n${coldRequestTable(coldRequests).join('\n')}\n\n`);

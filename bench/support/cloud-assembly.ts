@@ -31,11 +31,13 @@ export type SynthOptions = {
   readonly context?: Readonly<Record<string, unknown>>;
   /** `--no-validation` when false: validation changes nothing synthesized and takes longest. */
   readonly validate?: boolean;
+  /** Where to write it; a fresh temporary directory by default. */
+  readonly outdir?: string;
 };
 
 /** The app synthesized as `npx cdk synth` does it: `cdk.json`'s app with the CLI's environment. */
 export async function synthesizeApp(options: SynthOptions = {}): Promise<CloudAssembly> {
-  const outdir = await mkdtemp(path.join(os.tmpdir(), 'plant-store-cdk-out-'));
+  const outdir = options.outdir ?? (await mkdtemp(path.join(os.tmpdir(), 'plant-store-cdk-out-')));
   const cdkJson = JSON.parse(await readFile(path.join(projectRoot, 'cdk.json'), 'utf8')) as {
     app: string;
     context?: Record<string, unknown>;
@@ -51,7 +53,11 @@ export async function synthesizeApp(options: SynthOptions = {}): Promise<CloudAs
     CDK_VALIDATION: String(options.validate ?? true),
   };
   await runNode('synth', args, env, { keepStdout: false, cwd: projectRoot });
+  return readCloudAssembly(outdir);
+}
 
+/** The stacks of a cloud assembly that `cdk synth` wrote to `outdir`. */
+export async function readCloudAssembly(outdir: string): Promise<CloudAssembly> {
   const manifest = JSON.parse(await readFile(path.join(outdir, 'manifest.json'), 'utf8')) as {
     artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
   };

@@ -11,7 +11,6 @@ import {
   type CloudAssembly,
   findLambdaFunction,
   type LambdaFunctionSpec,
-  synthesizeApp,
 } from '../../bench/support/cloud-assembly.ts';
 import { type Deployment, evaluateCfn } from '../../bench/support/cloudformation.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../../bench/support/https-endpoint.ts';
@@ -45,6 +44,7 @@ import {
   fakeListEvent,
   fakeOperationEvent,
 } from '../support/fake-event.ts';
+import { sharedAssembly } from '../support/shared-assembly.ts';
 import { startTestIssuer, type TestIssuer } from '../support/test-issuer.ts';
 
 /**
@@ -78,7 +78,6 @@ let issuer: TestIssuer;
 let db: DynaliteServer;
 let issuerEndpoint: HttpsEndpoint;
 let storeEndpoint: HttpsEndpoint;
-let outdir = '';
 let providerUrl: string;
 let clientScopes: string[];
 /** Each operation's function, by its name. */
@@ -96,8 +95,7 @@ beforeAll(async () => {
   providerUrl = `${issuerEndpoint.url.origin}/${userPoolId}`;
 
   // The templates and the assets, not the CloudFormation validation report: app.test.ts reads it.
-  const assembly = await synthesizeApp({ validate: false });
-  outdir = assembly.outdir;
+  const assembly = await sharedAssembly();
   const deployment: Deployment = {
     region,
     accountId,
@@ -129,7 +127,6 @@ afterAll(async () => {
   await Promise.all([issuerEndpoint?.close(), storeEndpoint?.close()]);
   await Promise.all([issuer?.close(), db?.close()]);
   // synthesizeApp and createThrowawayCa each make a temporary folder; nothing else removes them.
-  if (outdir) await rm(outdir, { recursive: true, force: true });
   if (ca) await rm(ca.dir, { recursive: true, force: true });
 });
 

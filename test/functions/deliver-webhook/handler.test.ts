@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLambdaFunction, synthesizeApp } from '../../../bench/support/cloud-assembly.ts';
+import { findLambdaFunction } from '../../../bench/support/cloud-assembly.ts';
 import { evaluateEnvironment } from '../../../bench/support/cloudformation.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../../../bench/support/https-endpoint.ts';
 import { lambdaEnvironment } from '../../../bench/support/lambda-environment.ts';
@@ -14,6 +14,7 @@ import { deliveryDeadlineMs } from '../../../functions/deliver-webhook/delivery-
 import { webhookEnvNames } from '../../../functions/deliver-webhook/webhook-config.ts';
 import { extractedMetrics } from '../../support/emf.ts';
 import { type FakeAws, startFakeAws } from '../../support/fake-aws.ts';
+import { sharedAssembly } from '../../support/shared-assembly.ts';
 import { insertRecord, queueUrl, sqsEvent, sqsRecord } from '../../support/webhook-events.ts';
 import {
   type ReceiverBehaviour,
@@ -42,7 +43,6 @@ let ca: ThrowawayCa;
 let receiver: WebhookReceiver;
 let aws: FakeAws;
 let endpoints: HttpsEndpoint[];
-let outdir = '';
 let lambda: LambdaProcess;
 
 beforeAll(async () => {
@@ -71,12 +71,8 @@ beforeAll(async () => {
     ),
   );
 
-  // Synth refuses a loopback subscriber; the receiver's URL replaces the stage's below.
-  const assembly = await synthesizeApp({
-    context: { webhookUrl: 'https://hooks.example.com/plant/webhook' },
-    validate: false,
-  });
-  outdir = assembly.outdir;
+  // Synth refuses a loopback subscriber; the receiver's URL replaces the shared one below.
+  const assembly = await sharedAssembly();
   const fn = findLambdaFunction(assembly, 'NewPlantWebhook/Deliverer/Resource');
   const variables = evaluateEnvironment(fn.template, fn.environment, {
     region,
@@ -105,7 +101,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await lambda?.close();
   await Promise.all([receiver?.close(), aws?.close(), ...(endpoints ?? []).map((e) => e.close())]);
-  await rm(outdir, { recursive: true, force: true });
   await rm(ca?.dir ?? '', { recursive: true, force: true });
 });
 

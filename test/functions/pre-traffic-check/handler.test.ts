@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   findLambdaFunction,
   type LambdaFunctionSpec,
-  synthesizeApp,
 } from '../../../bench/support/cloud-assembly.ts';
 import type { Deployment } from '../../../bench/support/cloudformation.ts';
 import { type HttpsEndpoint, startHttpsEndpoint } from '../../../bench/support/https-endpoint.ts';
@@ -40,6 +39,7 @@ import { operationConstructId } from '../../../infra/constructs/operation-functi
 import { type CognitoPool, startCognitoPool } from '../../support/cognito-pool.ts';
 import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
 import { type AwsCall, type FakeAws, startFakeAws } from '../../support/fake-aws.ts';
+import { sharedAssembly } from '../../support/shared-assembly.ts';
 
 /** An operation's cases, as the runner sends them: its steps bar the fixture's. */
 const casesOf = (operation: Operation) =>
@@ -111,12 +111,8 @@ beforeAll(async () => {
   ca = await createThrowawayCa();
   temporary.push(ca.dir);
   // Only the assets and the templates are read: CloudFormation validation would change neither.
-  const [assembly, hookDir] = await Promise.all([
-    synthesizeApp({ validate: false }),
-    bundleHook(),
-    openStore(),
-  ]);
-  temporary.push(assembly.outdir, path.dirname(hookDir));
+  const [assembly, hookDir] = await Promise.all([sharedAssembly(), bundleHook(), openStore()]);
+  temporary.push(path.dirname(hookDir));
   pool = await startCognitoPool({ userPoolId, client, ca });
 
   const fn = findLambdaFunction(assembly, 'CreatePlant/Function/Resource');
