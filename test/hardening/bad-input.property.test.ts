@@ -29,7 +29,7 @@ import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-ap
  * times; fast-check prints the seed and path of any failure, so `fc.assert(..., { seed, path })`
  * replays it. Set FC_NUM_RUNS to explore further.
  */
-const runs = Number(process.env.FC_NUM_RUNS ?? 700);
+const runs = Number(process.env.FC_NUM_RUNS ?? 250);
 
 let api: PlantApiHarness;
 let token: string;

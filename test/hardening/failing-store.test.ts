@@ -325,7 +325,7 @@ describe('POST /plants under random faults', () => {
           else if (result.statusCode === 200) confirmed.set(id, name);
         }
       }),
-      { numRuns: Number(process.env.FC_FAULT_RUNS ?? 60) },
+      { numRuns: Number(process.env.FC_FAULT_RUNS ?? 30) },
     );
 
     expect(faults).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ import { listedPlants, nextQuery } from '../support/list-pages.ts';
 import { type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 
 /** These properties hit dynalite on every step: a few hundred runs of up to a dozen creates. */
-const runs = Number(process.env.FC_MODEL_RUNS ?? 120);
+const runs = Number(process.env.FC_MODEL_RUNS ?? 40);
 
 type Plant = { name: string; tag?: string };
 type Create = { slot: number; plant: Plant };

@@ -6,7 +6,7 @@ import { fakeEvent, fakeOperationEvent } from '../support/fake-event.ts';
 import { bodyOf, type PlantApiHarness, startPlantApi } from '../support/plant-api-harness.ts';
 
 /** Each run is a dozen steps against dynalite through the real handlers. */
-const runs = Number(process.env.FC_MODEL_RUNS ?? 200) / 2;
+const runs = Number(process.env.FC_MODEL_RUNS ?? 40) / 2;
 
 type Plant = { name: string; tag?: string };
 /** Which ETag a precondition names: none, `*`, the current one, one made stale, or the current one weak. */

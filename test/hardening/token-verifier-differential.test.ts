@@ -22,7 +22,7 @@ import { verifyJwt } from '../../functions/auth/token-verifier.ts';
  * not refuse what it names. `TOKEN_DIFFERENTIAL_RUNS` (and `TOKEN_DIFFERENTIAL_SEED`) make a long
  * run; fast-check prints the seed and path of any failure.
  */
-const runs = Number(process.env.TOKEN_DIFFERENTIAL_RUNS ?? 2500);
+const runs = Number(process.env.TOKEN_DIFFERENTIAL_RUNS ?? 500);
 const seed = Number(process.env.TOKEN_DIFFERENTIAL_SEED ?? 115);
 
 const issuer = 'https://issuer.example/pool';
