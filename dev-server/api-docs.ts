@@ -72,13 +72,9 @@ export async function staticDocsPage(): Promise<string> {
   return docsPage({ inline: { spec: parseDocument(specText).toJS(), css, script } });
 }
 
-function docsPage(
-  source:
-    | { readonly devToken: string | undefined }
-    | { readonly inline: { spec: unknown; css: string; script: string } },
-): string {
-  const inline = 'inline' in source ? source.inline : undefined;
-  const devToken = 'devToken' in source ? source.devToken : undefined;
+type PageSource = { devToken?: string; inline?: { spec: unknown; css: string; script: string } };
+
+function docsPage({ devToken, inline }: PageSource): string {
   const head = inline
     ? `<style>\n${inline.css.replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '')}\n</style>`
     : `<link rel="stylesheet" href="${docsPaths.assets}swagger-ui.css">\n` +

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList } from 'node:net';
 import { resolve } from 'node:path';
 import { webhookSecretProblem, webhookUrlProblem } from './webhook/webhook-secret.ts';
 
@@ -24,13 +24,12 @@ export function loadLocalConfig(env: NodeJS.ProcessEnv = process.env, cwd = proc
   const dataDir = nonEmpty(env, 'PLANTS_DATA_DIR') ?? defaults.dataDir;
   return {
     host: nonEmpty(env, 'HOST') ?? defaults.host,
-    port: readPort(env),
+    port: Number(readChecked(env, 'PORT', portProblem) ?? defaults.port),
     // Absolute; `undefined` (`memory`) keeps the store and the keys in memory.
     dataDir: dataDir === 'memory' ? undefined : resolve(cwd, dataDir),
-    // The one OAuth 2.0 client the local issuer knows, as the user pool's app client.
     client: {
-      id: readClientCredential(env, 'PLANTS_CLIENT_ID') ?? defaults.clientId,
-      secret: readClientCredential(env, 'PLANTS_CLIENT_SECRET') ?? defaults.clientSecret,
+      id: readChecked(env, 'PLANTS_CLIENT_ID', credentialProblem) ?? defaults.clientId,
+      secret: readChecked(env, 'PLANTS_CLIENT_SECRET', credentialProblem) ?? defaults.clientSecret,
     },
     webhook: readWebhook(env),
   };
@@ -41,28 +40,20 @@ export function baseUrl(host: string, port: number): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
-export function bareHost(host: string): string {
-  return host.replace(/^\[(.*)\]$/, '$1');
-}
+export const bareHost = (host: string): string => host.replace(/^\[(.*)\]$/, '$1');
 
 const loopbackAddresses = new BlockList();
 loopbackAddresses.addSubnet('127.0.0.0', 8, 'ipv4');
 loopbackAddresses.addAddress('::1', 'ipv6');
-
-function isLoopbackAddress(address: string): boolean {
-  const bare = bareHost(address);
-  const family = isIP(bare);
-  return family !== 0 && loopbackAddresses.check(bare, family === 4 ? 'ipv4' : 'ipv6');
-}
+const isLoopbackAddress = ({ address, family }: { address: string; family: number }) =>
+  loopbackAddresses.check(address, family === 4 ? 'ipv4' : 'ipv6');
 
 /** Whether every address `host` names, resolved as `listen` would, is a loopback address. */
 export async function isLoopback(host: string): Promise<boolean> {
-  const bare = bareHost(host);
-  if (isIP(bare) !== 0) return isLoopbackAddress(bare);
-  const addresses = await lookup(bare, { all: true }).catch((error: unknown) => {
+  const addresses = await lookup(bareHost(host), { all: true }).catch((error: unknown) => {
     throw new LocalConfigError(`HOST ${host} is not an address of this machine`, { cause: error });
   });
-  return addresses.length > 0 && addresses.every(({ address }) => isLoopbackAddress(address));
+  return addresses.length > 0 && addresses.every(isLoopbackAddress);
 }
 
 export const minExposedSecretLength = 32;
@@ -90,34 +81,29 @@ function nonEmpty(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function readPort(env: NodeJS.ProcessEnv): number {
-  const raw = nonEmpty(env, 'PORT');
-  if (raw === undefined) return defaults.port;
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535) {
-    throw new LocalConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
 function readWebhook(env: NodeJS.ProcessEnv) {
-  const url = nonEmpty(env, 'PLANTS_WEBHOOK_URL');
-  const secret = nonEmpty(env, 'PLANTS_WEBHOOK_SECRET');
-  const urlProblem = url === undefined ? undefined : webhookUrlProblem(url);
-  if (urlProblem !== undefined) throw new LocalConfigError(`PLANTS_WEBHOOK_URL ${urlProblem}`);
-  const secretProblem = secret === undefined ? undefined : webhookSecretProblem(secret);
-  // The value is a secret: the message never repeats it.
-  if (secretProblem !== undefined)
-    throw new LocalConfigError(`PLANTS_WEBHOOK_SECRET ${secretProblem}`);
+  const url = readChecked(env, 'PLANTS_WEBHOOK_URL', webhookUrlProblem);
+  // The value is a secret: its problem never repeats it.
+  const secret = readChecked(env, 'PLANTS_WEBHOOK_SECRET', webhookSecretProblem);
   return url === undefined ? undefined : { url, secret };
 }
 
-function readClientCredential(env: NodeJS.ProcessEnv, name: string): string | undefined {
+type Check = (value: string) => string | undefined;
+
+const portProblem: Check = (raw) =>
+  /^\d{1,5}$/.test(raw) && Number(raw) <= 65_535
+    ? undefined
+    : `must be an integer from 0 to 65535, got "${raw}"`;
+
+// Basic auth splits on the first colon (RFC 7617), so a colon in the id would make it unusable.
+const credentialProblem: Check = (value) =>
+  /^[\x21-\x39\x3b-\x7e]+$/.test(value)
+    ? undefined
+    : `must be printable ASCII without spaces or colons, got "${value}"`;
+
+function readChecked(env: NodeJS.ProcessEnv, name: string, problemOf: Check): string | undefined {
   const value = nonEmpty(env, name);
-  // Basic auth splits on the first colon (RFC 7617), so a colon in the id would make it unusable.
-  if (value !== undefined && !/^[\x21-\x39\x3b-\x7e]+$/.test(value)) {
-    throw new LocalConfigError(
-      `${name} must be printable ASCII without spaces or colons, got "${value}"`,
-    );
-  }
+  const problem = value === undefined ? undefined : problemOf(value);
+  if (problem !== undefined) throw new LocalConfigError(`${name} ${problem}`);
   return value;
 }

@@ -31,7 +31,6 @@ export class DataDirUnusableError extends Error {
   }
 }
 
-/** A file or directory in the data directory that someone other than this user could have made. */
 export class DataDirUntrustedError extends Error {
   constructor(path: string, why: string) {
     super(
@@ -56,13 +55,11 @@ export async function lockDataDir(dir: string): Promise<{ release(): Promise<voi
   // Loaded here, not at the top: the token CLI imports this module and never locks.
   const { ClassicLevel } = await import('classic-level');
   const lock = new ClassicLevel(join(dir, 'lock'));
-  try {
-    await lock.open();
-  } catch (error) {
-    const cause = ((error as Error).cause ?? error) as { code?: string };
+  await lock.open().catch((error: Error) => {
+    const cause = (error.cause ?? error) as { code?: string };
     if (cause.code === 'LEVEL_LOCKED') throw new DataDirInUseError(dir);
     throw cause.code === undefined ? cause : new DataDirUnusableError(dir, cause);
-  }
+  });
   return { release: () => lock.close() };
 }
 
@@ -74,66 +71,65 @@ export async function ensurePrivateDir(
   uid = ownUid(),
   { followLink = true } = {},
 ): Promise<void> {
-  try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
+  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
     throw new DataDirUnusableError(dir, error);
-  }
+  });
   const stats = await (followLink ? stat : lstat)(dir);
   if (stats.isSymbolicLink()) throw new DataDirUntrustedError(dir, 'is a symbolic link');
   if (!stats.isDirectory()) throw new DataDirUnusableError(dir, { code: 'ENOTDIR' });
-  checkOwner(dir, stats, uid, 0o022, 'group or others can write to it');
+  checkOwner(dir, stats, 0o022, 'group or others can write to it', uid);
 }
 
 /** A regular file of yours of mode 600, not via a symlink, FIFOs refused; `undefined` if absent. */
 export async function readPrivateFile(file: string, uid = ownUid()): Promise<string | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-    handle = await open(file, flags);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw new DataDirUntrustedError(file, 'is a symbolic link');
+  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+  const handle = await open(file, flags).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    if (error.code === 'ELOOP') throw new DataDirUntrustedError(file, 'is a symbolic link');
     throw error;
-  }
+  });
+  if (handle === undefined) return undefined;
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new DataDirUntrustedError(file, 'is not a regular file');
-    checkOwner(file, stats, uid, 0o077, `has mode ${(stats.mode & 0o777).toString(8)}, not 600`);
+    checkOwner(file, stats, 0o077, `has mode ${(stats.mode & 0o777).toString(8)}, not 600`, uid);
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
   }
 }
 
+/** `file`'s text, made by `create()` if absent: of processes racing to make it, one wins whole. */
+export async function readOrCreatePrivateFile(
+  dataDir: string,
+  file: string,
+  create: () => Promise<string> | string,
+): Promise<string | undefined> {
+  await ensureDataDir(dataDir);
+  const stored = await readPrivateFile(file);
+  if (stored !== undefined) return stored;
+  await writePrivateFile(file, await create(), { keepExisting: true });
+  return readPrivateFile(file);
+}
+
 /** Writes a mode-600 file whole or not at all; `keepExisting` keeps one made first elsewhere. */
 export async function writePrivateFile(
   file: string,
   text: string,
-  options: { keepExisting: boolean },
+  { keepExisting }: { keepExisting: boolean },
 ): Promise<void> {
   const aside = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(aside, text, { flag: 'wx', mode: 0o600 });
-    if (!options.keepExisting) await rename(aside, file);
-    else {
-      await link(aside, file).catch((error: unknown) => {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      });
-    }
+    await (keepExisting ? link : rename)(aside, file).catch((error: NodeJS.ErrnoException) => {
+      if (!keepExisting || error.code !== 'EEXIST') throw error;
+    });
   } finally {
     await rm(aside, { force: true });
   }
 }
 
-function checkOwner(
-  path: string,
-  stats: Stats,
-  uid: number | undefined,
-  bits: number,
-  why: string,
-) {
+function checkOwner(path: string, stats: Stats, bits: number, why: string, uid?: number) {
   if (uid === undefined) return;
   if (stats.uid !== uid) {
     throw new DataDirUntrustedError(path, `belongs to user ${stats.uid}, not to you (${uid})`);

@@ -2,12 +2,10 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { type JSONWebKeySet, jwtVerify, SignJWT } from 'jose';
 import { operations } from '../functions/operations.ts';
 import type { LocalConfig } from './config.ts';
-import { type GatewayResponse, jsonResponse } from './http-gateway.ts';
+import { type GatewayResponse, jsonResponse, uriDecoded } from './http-gateway.ts';
 import { type SigningKey, signingAlgorithm } from './issuer-files.ts';
 
-export const apiScopes: readonly string[] = [
-  ...new Set(operations.map(({ scope }) => scope)),
-].sort();
+const apiScopes: readonly string[] = [...new Set(operations.map(({ scope }) => scope))].sort();
 /** Cognito's default access-token lifetime. */
 const tokenLifetimeSeconds = 3600;
 
@@ -49,25 +47,18 @@ export class DevIssuer {
       const credentials = clientCredentials(authorization, new URLSearchParams());
       return credentials !== undefined && this.#isClient(credentials);
     }
-    const verified = await jwtVerify(bearer, this.#key.publicKey, {
-      issuer: this.issuer,
-      algorithms: [signingAlgorithm],
-    }).catch(() => undefined);
+    const options = { issuer: this.issuer, algorithms: [signingAlgorithm] };
+    const verified = await jwtVerify(bearer, this.#key.publicKey, options).catch(() => undefined);
     return verified !== undefined;
   }
 
   /** The id and the secret each compared in constant time, both always, so no timing tells which. */
-  #isClient(credentials: { id: string; secret: string | undefined }): boolean {
-    const sameId = sameText(credentials.id, this.#client.id);
-    const sameSecret = sameText(credentials.secret, this.#client.secret);
-    return sameId && sameSecret;
+  #isClient({ id, secret }: { id: string; secret: string | undefined }): boolean {
+    const same = [sameText(id, this.#client.id), sameText(secret, this.#client.secret)];
+    return same.every(Boolean);
   }
 
-  async tokenEndpoint(request: {
-    contentType: string | undefined;
-    authorization: string | undefined;
-    body: string;
-  }): Promise<GatewayResponse> {
+  async tokenEndpoint(request: { contentType?: string; authorization?: string; body: string }) {
     const mediaType = request.contentType?.split(';')[0]?.trim().toLowerCase();
     if (mediaType !== 'application/x-www-form-urlencoded')
       return oauthError(400, 'invalid_request');
@@ -97,14 +88,10 @@ const noStore = {
   pragma: 'no-cache',
 } as const;
 
-export function oauthError(
-  statusCode: 400 | 401 | 413 | 429,
-  error: string,
-  extraHeaders: Readonly<Record<string, string>> = {},
-): GatewayResponse {
+export function oauthError(statusCode: 400 | 401 | 413 | 429, error: string): GatewayResponse {
   // RFC 6749 §5.2: a 401 for client authentication names the scheme the client should use.
-  const headers: Record<string, string> = { ...noStore, ...extraHeaders };
-  if (statusCode === 401) headers['www-authenticate'] = 'Basic realm="oauth2"';
+  const headers =
+    statusCode === 401 ? { ...noStore, 'www-authenticate': 'Basic realm="oauth2"' } : noStore;
   return jsonResponse(statusCode, { error }, headers);
 }
 
@@ -121,15 +108,8 @@ function clientCredentials(
   const colon = decoded.indexOf(':');
   if (colon < 0) return { id: decoded, secret: undefined };
   // RFC 6749 §2.3.1: both halves are form-url-encoded before they are joined.
+  const formDecode = (half: string) => uriDecoded(half.replaceAll('+', ' '));
   return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
-}
-
-function formDecode(value: string): string {
-  try {
-    return decodeURIComponent(value.replaceAll('+', ' '));
-  } catch {
-    return value;
-  }
 }
 
 /** Compared as SHA-256 digests, which are all one length, so that no length is told either. */

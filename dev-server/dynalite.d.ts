@@ -5,12 +5,6 @@ declare module 'dynalite' {
 }
 
 declare module 'dynalite/db/index.js' {
-  /** A write's condition against the item it would replace: undefined or null when it holds. */
-  export type CheckConditional = (
-    request: { readonly ReturnValuesOnConditionCheckFailure?: string },
-    existingItem: Record<string, unknown> | undefined,
-  ) => { statusCode?: number; body?: Record<string, unknown> } | null | undefined;
-
   export interface LevelOperation {
     readonly type: 'put' | 'del';
     readonly key: string;
@@ -18,6 +12,7 @@ declare module 'dynalite/db/index.js' {
     readonly sublevel?: unknown;
   }
 
+  type KeyRange = { gte?: string; lt?: string; limit?: number; reverse?: boolean };
   export interface LevelDatabase {
     readonly hooks: {
       /** Synchronous; what `batch.add` adds commits in the same batch as `op`. */
@@ -27,12 +22,7 @@ declare module 'dynalite/db/index.js' {
     batch(operations: LevelOperation[]): Promise<void>;
     get(key: string): Promise<unknown>;
     keys(): { close(): Promise<void> };
-    iterator(options: {
-      gte?: string;
-      lt?: string;
-      limit?: number;
-      reverse?: boolean;
-    }): AsyncIterableIterator<[string, unknown]> & { close(): Promise<void> };
+    iterator(options: KeyRange): AsyncIterableIterator<[string, unknown]>;
     /** After a write has committed, with the operations it committed (hooks' additions included). */
     on(event: 'write', listener: (operations: LevelOperation[]) => void): void;
     off(event: 'write', listener: (operations: LevelOperation[]) => void): void;
@@ -43,11 +33,13 @@ declare module 'dynalite/db/index.js' {
     batch: { add(op: LevelOperation): unknown },
   ) => void;
 
-  export type DynaliteStore = { readonly db: LevelDatabase };
-
   const dynaliteDb: {
-    create(options: object): DynaliteStore;
-    checkConditional: CheckConditional;
+    create(options: object): { readonly db: LevelDatabase };
+    /** A write's condition against the item it would replace: undefined or null when it holds. */
+    checkConditional(
+      request: { readonly ReturnValuesOnConditionCheckFailure?: string },
+      existingItem: Record<string, unknown> | undefined,
+    ): { statusCode?: number; body?: Record<string, unknown> } | null | undefined;
     itemSize(item: object): number;
   };
   export default dynaliteDb;

@@ -8,7 +8,7 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import dynaliteDb, { type DynaliteStore, type LevelDatabase } from 'dynalite/db/index.js';
+import dynaliteDb, { type LevelDatabase } from 'dynalite/db/index.js';
 import { returnOldItemOnConditionFailure } from './old-item-on-condition-failure.ts';
 import { checkStore } from './store-check.ts';
 
@@ -21,7 +21,7 @@ export const localAwsCredentials = {
 
 /** dynalite on loopback only, its table created as the CDK stack creates it. */
 export async function startDynamoDb(options: {
-  readonly dir?: string | undefined;
+  readonly dir?: string;
   readonly tableName: string;
 }): Promise<{ endpoint: string; level: LevelDatabase; close(): Promise<void> }> {
   if (options.dir) await checkStore(options.dir);
@@ -71,7 +71,7 @@ export async function untilActive(client: DynamoDBClient, tableName: string): Pr
 function openDynalite(options: { path?: string }): { server: Server; level: LevelDatabase } {
   returnOldItemOnConditionFailure();
   const create = dynaliteDb.create;
-  let store: DynaliteStore | undefined;
+  let store: ReturnType<typeof create> | undefined;
   dynaliteDb.create = (storeOptions) => {
     store = create(storeOptions);
     return store;
@@ -86,7 +86,7 @@ function openDynalite(options: { path?: string }): { server: Server; level: Leve
   }
 }
 
-/** dynalite 4 calls `return()` on abstract-level 3 iterators, which lack it: each Scan leaked. */
+/** dynalite 4 calls `return()` on abstract-level 3 iterators, which lack it: a Scan would leak. */
 function closeIteratorsOnReturn(level: LevelDatabase): void {
   const iterator = level.keys();
   let prototype: object | null = Object.getPrototypeOf(iterator);

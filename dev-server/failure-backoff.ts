@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 
-export interface BackoffOptions {
+interface BackoffOptions {
   /** Failures an address may have in a row before it must wait. */
   readonly burst: number;
   /** How fast an address earns a try back, in failures forgiven per second. */
@@ -53,8 +53,6 @@ export function clientKey(address: string): string {
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
   const zeros = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
-  const groups = [...left, ...zeros, ...right]
-    .slice(0, 4)
-    .map((group) => Number.parseInt(group, 16));
-  return `${groups.map((group) => group.toString(16)).join(':')}::/64`;
+  const groups = [...left, ...zeros, ...right].slice(0, 4);
+  return `${groups.map((group) => Number.parseInt(group, 16).toString(16)).join(':')}::/64`;
 }

@@ -11,21 +11,12 @@ export interface LocalFunction {
   stop(): Promise<void>;
 }
 
-export class FunctionInitError extends Error {
-  constructor(message: string) {
-    super(`The function failed to initialise: ${message}`);
-    this.name = 'FunctionInitError';
-  }
-}
+const initError = (why: string) => new Error(`The function failed to initialise: ${why}`);
 
-/** What a request gets that waited for its function's start past the warm-up bound. */
+/** What a request gets that waited `warmUpMs` for its function's start. */
 export const stillStarting = Symbol('still starting');
 
-/**
- * The function, started at its first invocation as Lambda starts an environment. A request waits
- * for the start up to `warmUpMs`, then gets `stillStarting`. A start that fails is logged, its
- * requests get the gateway's 500, and the next request starts the function afresh.
- */
+/** Started at its first invocation, as on Lambda; after a start that failed, at the next one. */
 export function startedOnFirstInvoke(
   start: () => Promise<LocalFunction>,
   warmUpMs: number,
@@ -61,25 +52,20 @@ export function startedOnFirstInvoke(
 
 export type FromWorker = { initError?: string } | { id: number; result?: unknown };
 
-export type WorkerSettings = {
-  readonly handlerUrl: string;
-  readonly functionName: string;
-} & typeof functionSettings;
+type Setting = 'handlerUrl' | 'functionName' | 'tableName' | 'issuer' | 'audience' | 'scope';
+type FunctionWiring = Readonly<Record<Setting | 'dynamodbEndpoint', string>>;
+
+export type WorkerSettings = Pick<FunctionWiring, 'handlerUrl' | 'functionName'> &
+  typeof functionSettings;
+
+const workerFile = new URL('./function-worker.ts', import.meta.url);
 
 /** dynalite on a busy machine can take seconds; a local request waits for it rather than 503. */
 const localDynamoDbAttemptTimeoutMs = 10_000;
 
 /** The handler in a worker thread, with its own modules and `process.env`, as on Lambda. */
 export async function startFunction(
-  settings: {
-    readonly handlerUrl: string;
-    readonly functionName: string;
-    readonly tableName: string;
-    readonly issuer: string;
-    readonly audience: string;
-    readonly scope: string;
-    readonly dynamodbEndpoint: string;
-  },
+  settings: FunctionWiring,
   log: (line: string) => void,
 ): Promise<LocalFunction> {
   const { handlerUrl, functionName } = settings;
@@ -97,11 +83,7 @@ export async function startFunction(
     AWS_LAMBDA_FUNCTION_NAME: functionName,
   };
   const workerData: WorkerSettings = { handlerUrl, functionName, ...functionSettings };
-  const worker = new Worker(new URL('./function-worker.ts', import.meta.url), {
-    workerData,
-    env,
-    stdout: true,
-  });
+  const worker = new Worker(workerFile, { workerData, env, stdout: true });
   createInterface({ input: worker.stdout }).on('line', log);
   const loaded = Promise.withResolvers<void>();
   const pending = new Map<number, (result: unknown) => void>();
@@ -110,7 +92,7 @@ export async function startFunction(
   worker.on('message', (message: FromWorker) => {
     if ('id' in message) pending.get(message.id)?.(message.result);
     else if (message.initError === undefined) loaded.resolve();
-    else loaded.reject(new FunctionInitError(message.initError));
+    else loaded.reject(initError(message.initError));
   });
   worker.on('error', (error) => {
     // Lambda would start a fresh environment; here requests get 500 until a restart.
@@ -118,7 +100,7 @@ export async function startFunction(
   });
   worker.on('exit', (code) => {
     exited = true;
-    loaded.reject(new FunctionInitError(`its worker exited with code ${code}`));
+    loaded.reject(initError(`its worker exited with code ${code}`));
     for (const settle of pending.values()) settle(undefined);
   });
   await loaded.promise;

@@ -23,10 +23,7 @@ export function toEventV2(
   const headers = joined(
     rawHeaders.flatMap((name, i) => (i % 2 ? [] : [[name.toLowerCase(), rawHeaders[i + 1] ?? '']])),
   );
-  const url = request.url ?? '/';
-  const queryStart = url.indexOf('?');
-  const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
-  const rawQueryString = queryStart < 0 ? '' : url.slice(queryStart + 1);
+  const [, rawPath = '/', rawQueryString = ''] = /^([^?]*)\??(.*)$/s.exec(request.url ?? '/') ?? [];
   const query = joined(new URLSearchParams(rawQueryString));
   const domainName = (headers.host ?? 'localhost').replace(/:\d+$/, '');
   const mediaType = headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -76,6 +73,15 @@ function joined(pairs: Iterable<readonly [string, string]>): Record<string, stri
   return Object.fromEntries(values);
 }
 
+/** `decodeURIComponent`, or `text` as it is where it is no valid percent-encoding. */
+export function uriDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 export interface GatewayResponse {
   readonly statusCode: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -83,15 +89,10 @@ export interface GatewayResponse {
 }
 
 export function fromResultV2(result: unknown): GatewayResponse {
-  const {
-    statusCode = 0,
-    headers = {},
-    body = '',
-    isBase64Encoded,
-  } = (result ?? {}) as APIGatewayProxyStructuredResultV2;
-  if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
-    return gatewayError(500);
-  }
+  const answer = (result ?? {}) as APIGatewayProxyStructuredResultV2;
+  const { statusCode = 0, headers = {}, body = '', isBase64Encoded } = answer;
+  const valid = Number.isInteger(statusCode) && statusCode >= 100 && statusCode <= 599;
+  if (!valid) return gatewayError(500);
   return {
     statusCode,
     headers: Object.fromEntries(
@@ -136,14 +137,12 @@ export function refuse(res: ServerResponse, answer: GatewayResponse, headers = {
 }
 
 export type BodyBudget = { free: number };
+type BodyLimits = { readonly limit?: number; readonly budget?: BodyBudget };
 
 /** The whole body from `budget` (given back by the caller), or 413 past `limit`, 429 when spent. */
 export async function readBody(
   req: IncomingMessage,
-  {
-    limit = maxRequestBytes,
-    budget = { free: Number.POSITIVE_INFINITY },
-  }: { readonly limit?: number; readonly budget?: BodyBudget } = {},
+  { limit = maxRequestBytes, budget = { free: Number.POSITIVE_INFINITY } }: BodyLimits = {},
 ): Promise<Buffer | 413 | 429> {
   if (Number(req.headers['content-length'] ?? 0) > limit) return 413;
   const chunks: Buffer[] = [];

@@ -16,7 +16,7 @@ import {
 } from './webhook/local-webhook.ts';
 import { loadOrCreateWebhookSecret } from './webhook/webhook-secret.ts';
 
-export const localTableName = 'plants';
+const localTableName = 'plants';
 
 /** What keeps one local server small and responsive under many clients; tests lower them. */
 export const defaultLimits = {
@@ -33,19 +33,16 @@ export const defaultLimits = {
   /** Connections open at once; past it a new one is closed as it arrives (decision 0121). */
   maxConnections: 1_000,
 };
-export type LocalLimits = typeof defaultLimits;
 
 export interface LocalApiOptions extends Pick<LocalConfig, 'host' | 'port'> {
-  readonly dataDir?: string | undefined;
+  readonly dataDir?: string;
   readonly client?: LocalConfig['client'];
   readonly log?: (line: string) => void;
   /** Test-only: a module (URL) in place of an operation's functions/<name>/handler.ts. */
   readonly handlers?: { readonly [name in OperationName]?: string };
-  readonly limits?: Partial<LocalLimits>;
+  readonly limits?: Partial<typeof defaultLimits>;
   /** Delivers each new plant's event to `url`; without a `secret`, one is generated and kept. */
-  readonly webhook?:
-    | (Omit<LocalWebhookOptions, 'secret'> & { readonly secret?: string | undefined })
-    | undefined;
+  readonly webhook?: Omit<LocalWebhookOptions, 'secret'> & { readonly secret?: string };
 }
 
 export type LocalApi = Awaited<ReturnType<typeof startLocalApi>>;
@@ -64,10 +61,7 @@ export async function startLocalApi(options: LocalApiOptions) {
   const handler = Promise.withResolvers<RequestHandler | undefined>();
 
   try {
-    if (dataDir !== undefined) {
-      const lock = await lockDataDir(dataDir);
-      stops.push(() => lock.release());
-    }
+    if (dataDir !== undefined) stops.push((await lockDataDir(dataDir)).release);
     const key = await loadOrCreateSigningKey(dataDir);
     const storeDir = dataDir && join(dataDir, 'dynamodb');
     const dynamodb = await startDynamoDb({ dir: storeDir, tableName: localTableName });
@@ -76,15 +70,14 @@ export async function startLocalApi(options: LocalApiOptions) {
     let webhook: LocalWebhook | undefined;
     if (options.webhook !== undefined) {
       const secret = options.webhook.secret ?? (await loadOrCreateWebhookSecret(dataDir));
-      const started = await startLocalWebhook({
+      webhook = await startLocalWebhook({
         level: dynamodb.level,
         tableName: localTableName,
         dataDir,
         webhook: { ...options.webhook, secret },
         log,
       });
-      stops.push(() => started.close());
-      webhook = started;
+      stops.push(webhook.close);
     }
 
     // One worker per operation, as on AWS, each started by its first request
@@ -95,22 +88,17 @@ export async function startLocalApi(options: LocalApiOptions) {
     stops.push(() => server.close());
     const issuer = new DevIssuer({ issuer: server.url, key, client });
     if (dataDir !== undefined) await recordIssuer(dataDir, server.url);
+    const wiring = {
+      tableName: localTableName,
+      issuer: server.url,
+      audience: client.id,
+      dynamodbEndpoint: dynamodb.endpoint,
+    };
     for (const { name, scope } of operations) {
-      const start = () =>
-        startFunction(
-          {
-            handlerUrl:
-              options.handlers?.[name] ??
-              new URL(`../functions/${name}/handler.ts`, import.meta.url).href,
-            functionName: name,
-            tableName: localTableName,
-            issuer: server.url,
-            audience: client.id,
-            scope,
-            dynamodbEndpoint: dynamodb.endpoint,
-          },
-          log,
-        );
+      const handlerUrl =
+        options.handlers?.[name] ??
+        new URL(`../functions/${name}/handler.ts`, import.meta.url).href;
+      const start = () => startFunction({ ...wiring, handlerUrl, functionName: name, scope }, log);
       functions.set(name, startedOnFirstInvoke(start, limits.warmUpMs));
     }
     const bodyBudgets = {

@@ -27,12 +27,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     }
     stopping = true;
     console.log(`\n${signal}: stopping (finishing requests in flight, flushing the store)...`);
-    try {
-      await api.close();
-    } catch (error) {
+    await api.close().catch((error: unknown) => {
       console.error('Could not stop cleanly:', error);
       process.exit(1);
-    }
+    });
     console.log('Stopped.');
     // Let stdout drain and the process end by itself; force it only if something lingers.
     setTimeout(() => process.exit(0), 1_000).unref();

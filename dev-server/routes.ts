@@ -1,10 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type Operation,
-  type OperationName,
-  operations,
-  routeKey,
-} from '../functions/operations.ts';
+import { type Operation, operations, routeKey } from '../functions/operations.ts';
 import { docsResponse } from './api-docs.ts';
 import { type DevIssuer, issuerPaths, oauthError } from './dev-issuer.ts';
 import type { FailureBackoff } from './failure-backoff.ts';
@@ -18,6 +13,7 @@ import {
   readBody,
   refuse,
   toEventV2,
+  uriDecoded,
   writeResponse,
 } from './http-gateway.ts';
 import type { RequestHandler } from './server.ts';
@@ -47,7 +43,7 @@ export function matchRoute(
         literals += 1;
         return part === segment;
       }
-      pathParameters.set(name, decodedSegment(segment));
+      pathParameters.set(name, uriDecoded(segment));
       return segment !== '';
     });
     if (matches && literals > bestLiterals) {
@@ -58,17 +54,9 @@ export function matchRoute(
   return best;
 }
 
-function decodedSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
 export function routes(targets: {
   issuer: DevIssuer;
-  functions: ReadonlyMap<OperationName, LocalFunction>;
+  functions: ReadonlyMap<string, LocalFunction>;
   devTokenInDocs: boolean;
   bodyBudgets: { vouched: BodyBudget; unvouched: BodyBudget };
   tokenBackoff: FailureBackoff;
@@ -94,9 +82,7 @@ export function routes(targets: {
     const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
     if (method === 'POST' && path === issuerPaths.token) {
       const wait = tokenBackoff.retryAfterSeconds(sourceIp);
-      if (wait > 0) {
-        return refuse(res, oauthError(429, 'slow_down', { 'retry-after': String(wait) }));
-      }
+      if (wait > 0) return refuse(res, oauthError(429, 'slow_down'), { 'retry-after': `${wait}` });
       const limits = { limit: tokenBodyMaxBytes, tooLarge: oauthError(413, 'invalid_request') };
       return answerWithBody(req, res, await budgetFor(req), limits, async (body) => {
         const answer = await issuer.tokenEndpoint({
@@ -109,7 +95,7 @@ export function routes(targets: {
       });
     }
     const route = matchRoute(method, path);
-    const fn = route && functions.get(route.operation.name as OperationName);
+    const fn = route && functions.get(route.operation.name);
     // Before the body is read, as HTTP API (docs/decisions/0095-unmatched-route-is-404.md).
     if (route === undefined || fn === undefined) return writeResponse(res, gatewayError(404));
     return answerWithBody(req, res, await budgetFor(req), {}, async (body) => {
@@ -135,7 +121,7 @@ async function answerWithBody(
   { limit, tooLarge = gatewayError(413) }: { limit?: number; tooLarge?: GatewayResponse },
   answer: (body: Buffer) => Promise<GatewayResponse>,
 ): Promise<void> {
-  const body = await readBody(req, { budget, ...(limit !== undefined && { limit }) });
+  const body = await readBody(req, { budget, limit });
   if (body === 413) return refuse(res, tooLarge);
   if (body === 429) return refuse(res, gatewayError(429), { 'retry-after': '1' });
   try {

@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from 'node:http';
+import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { bareHost, baseUrl, LocalConfigError } from './config.ts';
@@ -18,7 +13,7 @@ export type RequestHandler = (
   requestId: string,
 ) => Promise<void>;
 
-export type ServerOptions = {
+type ServerOptions = {
   readonly requestTimeoutMs: number;
   readonly maxConnections: number;
   readonly host: string;
@@ -144,10 +139,8 @@ function namesThisServer(host: string | undefined, port: number | undefined, nam
 
 async function listen(server: Server, host: string, port: number): Promise<void> {
   server.listen(port, host);
-  try {
-    await once(server, 'listening');
-  } catch (error) {
-    const { code } = error as NodeJS.ErrnoException;
+  await once(server, 'listening').catch((error: NodeJS.ErrnoException) => {
+    const { code } = error;
     const why =
       code === 'EADDRINUSE'
         ? `Port ${port} on ${host} is already in use. Stop whatever uses it, or choose another ` +
@@ -156,7 +149,7 @@ async function listen(server: Server, host: string, port: number): Promise<void>
           ? `HOST ${host} is not an address of this machine`
           : undefined;
     throw why === undefined ? error : new LocalConfigError(why, { cause: error });
-  }
+  });
 }
 
 export function closeNow(server: Server): Promise<void> {

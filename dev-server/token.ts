@@ -26,11 +26,8 @@ export async function localToken(
   const credentials = Buffer.from(`${client.id}:${client.secret}`).toString('base64');
   const response = await fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${credentials}`,
-    },
-    body: 'grant_type=client_credentials',
+    headers: { authorization: `Basic ${credentials}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials' }),
   }).catch((error: unknown) => {
     throw new Error(
       `No local API answers at ${url}. With PLANTS_DATA_DIR=memory the signing key lives only in ` +

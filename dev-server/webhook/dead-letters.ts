@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { appendFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newPlantEvent } from '../../functions/deliver-webhook/new-plant-event.ts';
 import { readPrivateFile } from '../data-dir.ts';
@@ -16,14 +16,10 @@ export function openDeadLetters(dataDir: string | undefined, log: (line: string)
     file,
     async add(messages: readonly ReceivedMessage[]): Promise<void> {
       if (file !== undefined) {
-        const flags =
+        const flag =
           constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
-        const handle = await open(file, flags, 0o600);
-        try {
-          await handle.appendFile(messages.map(({ body }) => `${body}\n`).join(''));
-        } finally {
-          await handle.close();
-        }
+        const lines = messages.map(({ body }) => `${body}\n`).join('');
+        await appendFile(file, lines, { flag, mode: 0o600 });
       }
       for (const { body, receiveCount } of messages) {
         const where = file === undefined ? `: ${body}` : ` in ${file}`;

@@ -5,7 +5,7 @@ import type { LocalQueue, ReceivedMessage } from './local-queue.ts';
 import { type EventPattern, matchesPattern } from './pipe.ts';
 import type { TableStream } from './table-stream.ts';
 
-export interface FunctionInstance {
+interface FunctionInstance {
   readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
   close(): void;
 }
@@ -69,7 +69,7 @@ export function startEventSourceMapping(options: {
     return true;
   };
 
-  const loop = async () => {
+  const looping = (async () => {
     while (!stopping) {
       const woken = wake.promise;
       try {
@@ -88,8 +88,7 @@ export function startEventSourceMapping(options: {
       await woken;
       clearTimeout(timer);
     }
-  };
-  const looping = loop();
+  })();
 
   return {
     /** Batches in flight fail and delete nothing: their messages come back at the next start. */

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LevelDatabase, LevelOperation } from 'dynalite/db/index.js';
 
-export interface QueuedMessage {
+interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
   readonly sentTimestamp: number;
@@ -16,7 +16,7 @@ export interface QueuedMessage {
 }
 export type ReceivedMessage = Readonly<Required<QueuedMessage>>;
 
-export interface QueueSettings {
+interface QueueSettings {
   readonly name: string;
   /** How long a receive hides a message: what brings back one that no batch finished with. */
   readonly visibilityTimeoutSeconds: number;
@@ -65,7 +65,6 @@ export async function openLocalQueue(level: LevelDatabase, settings: QueueSettin
 
   return {
     name,
-
     /** Adds messages, in one atomic write with `alongside` (writes of the same database). */
     async send(bodies: readonly string[], alongside: readonly LevelOperation[] = []) {
       const now = Date.now();
@@ -83,7 +82,6 @@ export async function openLocalQueue(level: LevelDatabase, settings: QueueSettin
       for (const message of added) messages.set(message.messageId, message);
       onChange();
     },
-
     async receive(
       max: number,
       visibilityTimeoutSeconds = settings.visibilityTimeoutSeconds,
@@ -112,14 +110,12 @@ export async function openLocalQueue(level: LevelDatabase, settings: QueueSettin
       if (taken.length > 0) await write(taken.map(put));
       return taken.map((message) => ({ ...message }) as ReceivedMessage);
     },
-
     async delete(receiptHandle: string) {
       const message = latest(receiptHandle);
       if (message === undefined) return;
       messages.delete(message.messageId);
       await write([del(message)]);
     },
-
     async changeVisibility(receiptHandle: string, seconds: number) {
       const message = latest(receiptHandle);
       if (message === undefined)
@@ -129,20 +125,16 @@ export async function openLocalQueue(level: LevelDatabase, settings: QueueSettin
       await write([put(message)]);
       onChange();
     },
-
     onChange(listener: () => void) {
       onChange = listener;
     },
-
     nextVisibleAt: () =>
       [...messages.values()].reduce((next, { visibleAt }) => Math.min(next, visibleAt), Infinity),
-
     counts() {
       const now = Date.now();
       const visible = [...messages.values()].filter(({ visibleAt }) => visibleAt <= now).length;
       return { visible, inFlight: messages.size - visible };
     },
-
     bodies: () => [...messages.values()].map(({ body }) => body),
   };
 }

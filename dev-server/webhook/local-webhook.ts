@@ -38,7 +38,7 @@ export async function startLocalWebhook(options: {
     visibilityTimeoutSeconds: webhookSettings.queueVisibilityTimeoutSeconds,
     maxReceiveCount: webhook.maxReceiveCount ?? maxAttempts,
     deadLetter: (messages) => deadLetters.add(messages),
-    ...(webhook.timeScale !== undefined && { timeScale: webhook.timeScale }),
+    timeScale: webhook.timeScale,
   });
   await redrive(dataDir, queue, log);
   const stream = await attachTableStream(level, { tableName, region });

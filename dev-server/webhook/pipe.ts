@@ -1,5 +1,5 @@
 /** A value a field may match; the local pipe knows no other operator, so no other compiles. */
-export type PatternValue =
+type PatternValue =
   | string
   | { readonly 'anything-but': string | readonly string[] }
   | { readonly exists: boolean };
@@ -23,9 +23,5 @@ export function matchesPattern(pattern: EventPattern, event: unknown): boolean {
 function matchesValue(expected: PatternValue, value: unknown): boolean {
   if (typeof expected === 'string') return value === expected;
   if ('exists' in expected) return expected.exists === (value !== undefined);
-  const excluded = expected['anything-but'];
-  return (
-    value !== undefined &&
-    !(typeof excluded === 'string' ? [excluded] : excluded).includes(value as string)
-  );
+  return value !== undefined && ![expected['anything-but']].flat().includes(value as string);
 }

@@ -5,10 +5,10 @@ import dynaliteDb, {
   type PrewriteHook,
 } from 'dynalite/db/index.js';
 
-export type DynamoDbItem = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+type DynamoDbItem = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 /** A stream record as DynamoDB Streams documents it for `NEW_IMAGE`: REMOVE has the keys alone. */
-export interface StreamRecord {
+interface StreamRecord {
   readonly eventID: string;
   readonly eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
   readonly eventVersion: '1.1';
@@ -47,10 +47,8 @@ export async function attachTableStream(
   }
 
   // The stream's label is the time it was enabled: with the table, so the ARN stays the same.
-  const { CreationDateTime } = (await level.get(`table~${tableName}`)) as {
-    CreationDateTime: number;
-  };
-  const label = new Date(CreationDateTime * 1000).toISOString().replace(/Z$/, '');
+  const table = (await level.get(`table~${tableName}`)) as { CreationDateTime: number };
+  const label = new Date(table.CreationDateTime * 1000).toISOString().replace(/Z$/, '');
   const arn = `arn:aws:dynamodb:${region}:000000000000:table/${tableName}/stream/${label}`;
 
   // Past every record kept and the clock, so that sequence numbers grow across restarts.

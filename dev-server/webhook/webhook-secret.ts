@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { signingKeyOf } from '../../functions/deliver-webhook/signature.ts';
-import { ensureDataDir, readPrivateFile, writePrivateFile } from '../data-dir.ts';
+import { readOrCreatePrivateFile } from '../data-dir.ts';
 
 export function webhookUrlProblem(url: string): string | undefined {
   // A URL of either scheme always names a host: `http://` alone does not parse.
   const { protocol } = URL.parse(url) ?? {};
   if (protocol === undefined) return `is not a URL: "${url}"`;
-  if (protocol !== 'http:' && protocol !== 'https:') {
-    return `must be an http:// or https:// URL, got "${url}"`;
-  }
-  return undefined;
+  if (protocol === 'http:' || protocol === 'https:') return undefined;
+  return `must be an http:// or https:// URL, got "${url}"`;
 }
 
 export function webhookSecretProblem(secret: string): string | undefined {
@@ -31,13 +29,7 @@ export const webhookSecretFile = (dataDir: string) => join(dataDir, 'webhook', '
 export async function loadOrCreateWebhookSecret(dataDir: string | undefined): Promise<string> {
   if (dataDir === undefined) return generateWebhookSecret();
   const file = webhookSecretFile(dataDir);
-  await ensureDataDir(dataDir);
-  let stored = await readPrivateFile(file);
-  if (stored === undefined) {
-    // The server and the listener may race to create it: the first whole file linked wins.
-    await writePrivateFile(file, `${generateWebhookSecret()}\n`, { keepExisting: true });
-    stored = await readPrivateFile(file);
-  }
+  const stored = await readOrCreatePrivateFile(dataDir, file, () => `${generateWebhookSecret()}\n`);
   const secret = stored?.trim() ?? '';
   const problem = webhookSecretProblem(secret);
   if (problem !== undefined) {
