@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CloudAssembly, synthesizeApp } from '../../bench/support/cloud-assembly.ts';
+import { sharedAssembly } from '../support/shared-assembly.ts';
 
 /**
  * The CDK app as `npx cdk synth -c key=value` runs it (infra/app.ts with the CLI's context),
@@ -45,22 +46,10 @@ describe('npx cdk synth with the immutable GitHub subject and every optional res
   let assembly: CloudAssembly;
 
   beforeAll(async () => {
-    assembly = await synthesizeApp({
-      context: {
-        ...noBundling,
-        githubRepo: 'example-org/plant-store',
-        githubSubjectPrefix: 'repo:example-org@1234/plant-store@5678',
-        domainName: 'plants.example.com',
-        certificateArn:
-          'arn:aws:acm:eu-west-1:123456789012:certificate/0e9a8b7c-6d5e-4f3a-9b2c-1d0e9f8a7b6c',
-        alarmEmail: 'oncall@example.com',
-        webhookUrl: 'https://hooks.example.com/plant/webhook',
-        ciRoleArn: 'arn:aws:iam::123456789012:role/PlantStore-ci-deploy',
-      },
-    });
+    assembly = await sharedAssembly();
   }, 120_000);
 
-  // The tests' own synths skip CloudFormation's validation (test/support/synth.ts): this one
+  // The tests' own synths skip CloudFormation's validation (test/support/synth.ts): the shared one
   // stands for them, with every resource type any configuration of the stage stack has.
   it("passes CloudFormation's validation and cdk-nag in both stacks, as the CLI reads the report", async () => {
     expect(await validationReport(assembly)).toEqual([]);

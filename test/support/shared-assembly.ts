@@ -8,13 +8,25 @@ import {
   synthesizeApp,
 } from '../../bench/support/cloud-assembly.ts';
 
-/** The stage's subscriber in the shared assembly: synth refuses a loopback one. */
-export const sharedWebhookUrl = 'https://hooks.example.com/plant/webhook';
+/**
+ * `-c` settings that turn on every optional resource of both stacks. The subscriber is not a
+ * loopback one, which synth refuses; tests that deliver put theirs in its place.
+ */
+export const sharedContext = {
+  githubRepo: 'example-org/plant-store',
+  githubSubjectPrefix: 'repo:example-org@1234/plant-store@5678',
+  domainName: 'plants.example.com',
+  certificateArn:
+    'arn:aws:acm:eu-west-1:123456789012:certificate/0e9a8b7c-6d5e-4f3a-9b2c-1d0e9f8a7b6c',
+  alarmEmail: 'oncall@example.com',
+  webhookUrl: 'https://hooks.example.com/plant/webhook',
+  ciRoleArn: 'arn:aws:iam::123456789012:role/PlantStore-ci-deploy',
+};
 
 /**
- * The app as `npx cdk synth -c webhookUrl=…` writes it, bundled, every function's asset included:
- * synthesized once per run of Vitest, by the first test file that asks, and read only. A file
- * that needs other settings synthesizes its own (`synthesizeApp`).
+ * The app as `npx cdk synth` writes it with `sharedContext`: bundled, validated, every asset and
+ * optional resource included. Synthesized once per run of Vitest, by the first test file that
+ * asks, and read only. A file that needs other settings synthesizes its own (`synthesizeApp`).
  */
 export async function sharedAssembly(): Promise<CloudAssembly> {
   const runDir = inject('runDir');
@@ -26,8 +38,7 @@ export async function sharedAssembly(): Promise<CloudAssembly> {
   );
   if (claimed) {
     const result = await synthesizeApp({
-      context: { webhookUrl: sharedWebhookUrl },
-      validate: false,
+      context: sharedContext,
       outdir,
     }).then(
       () => '',
