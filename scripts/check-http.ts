@@ -33,15 +33,13 @@ export async function sendHttp(
 
 /** The check plant kept through the API, so that a check needs only a URL and a token. */
 export function apiFixture(send: Send, token: string): CheckFixture {
-  const auth = { authorization: `Bearer ${token}` };
+  const auth = bearer(token);
   const expect = async (status: number, method: string, path: string, body?: string) => {
     const headers = body === undefined ? auth : { ...auth, 'content-type': 'application/json' };
     const answer = await send({ method, path, headers, ...(body === undefined ? {} : { body }) });
     if (answer.status === status) return answer;
-    const excerpt = answer.body.slice(0, 200);
-    throw new Error(
-      `the fixture's ${method} ${path} got ${answer.status}, not ${status}: ${excerpt}`,
-    );
+    const got = `${answer.status}, not ${status}: ${answer.body.slice(0, 200)}`;
+    throw new Error(`the fixture's ${method} ${path} got ${got}`);
   };
   // The routes as the operations declare them, never written out again here.
   const route = (name: string, id: string) => {
@@ -69,22 +67,35 @@ export function sampleHttpRequest(operation: Operation, id: string, token?: stri
     headers: {
       ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...request.headers,
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...bearer(token),
     },
     ...(request.body === undefined ? {} : { body: checkedBody(request.body) }),
   } satisfies HttpRequest;
 }
 
+export const bearer = (token: string | undefined): Record<string, string> =>
+  token === undefined ? {} : { authorization: `Bearer ${token}` };
+
 /** Tagged so the webhook pipe skips it (docs/decisions/0146-check-plants-not-delivered.md). */
 export function checkedBody(body: string): string {
-  let parsed: unknown;
-  try {
-    parsed = parseExactJson(body);
-  } catch {
-    return body;
-  }
+  const parsed = parseExact(body);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return body;
   return exactJson({ ...parsed, tag: checkPlantTag });
+}
+
+export function parseExact(text: string): unknown {
+  try {
+    return parseExactJson(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `--help` prints the usage and exits 0; a command line that is not `valid` prints it, exit 2. */
+export function exitOnUsage(usage: string, help: boolean | undefined, valid: boolean): void {
+  if (!help && valid) return;
+  (help ? console.log : console.error)(usage);
+  process.exit(help ? 0 : 2);
 }
 
 /** An error's name and message, and its cause's, where `fetch` hides the network's reason. */

@@ -6,13 +6,7 @@
 
 const { engines } = require('../package.json');
 
-/**
- * Why the Node at `execPath`, of `version` (as `process.versions.node` gives it), cannot run the
- * project's scripts, in one line; undefined when it can.
- * @param {string} version
- * @param {string} execPath
- * @returns {string | undefined}
- */
+/** Why a Node of `version` at `execPath` cannot run the project's scripts; else undefined. */
 function nodeVersionProblem(version, execPath) {
   const required = Number(/^>=(\d+)$/.exec(engines.node)[1]);
   if (Number(version.split('.')[0]) >= required) return undefined;

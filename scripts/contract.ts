@@ -2,7 +2,7 @@
 // are tagged and deleted whatever fails (docs/decisions/0146-check-plants-not-delivered.md).
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import { exactJson, nextLinkTarget, parseExactJson } from '../clients/plant-store-client.ts';
+import { exactJson, nextLinkTarget } from '../clients/plant-store-client.ts';
 import { checkPlantTag } from '../functions/checks/check.ts';
 import {
   type CheckFixture,
@@ -19,9 +19,12 @@ import {
 } from '../functions/operations.ts';
 import {
   apiFixture,
+  bearer,
   checkedBody,
   describeError,
+  exitOnUsage,
   type HttpRequest,
+  parseExact,
   sampleHttpRequest,
   sendHttp,
 } from './check-http.ts';
@@ -41,12 +44,9 @@ import {
   type Schema,
 } from './schema-arbitraries.ts';
 
-export type SentRequest = HttpRequest & { readonly name: string };
-
-export type ContractCase = SentRequest & {
-  readonly expect: readonly number[];
-  readonly why: string;
-};
+type SentRequest = HttpRequest & { readonly name: string };
+type ContractCase = SentRequest & { readonly expect: readonly number[]; readonly why: string };
+type Failure = { request: SentRequest; answer?: Answer; violations: readonly string[] };
 
 export interface ContractOptions {
   readonly url: string;
@@ -58,22 +58,16 @@ export interface ContractOptions {
   readonly timeoutMs: number;
 }
 
-type ContractFailure = {
-  readonly request: SentRequest;
-  readonly answer?: Answer;
-  readonly violations: readonly string[];
-};
-
-export interface ContractResult {
+interface ContractResult {
   readonly requests: number;
   readonly statuses: ReadonlyMap<string, ReadonlyMap<number, number>>;
   readonly walk?: { readonly pages: number; readonly plants: number; readonly stored: number };
-  readonly failures: readonly ContractFailure[];
+  readonly failures: readonly Failure[];
 }
 
 export const defaults = { seed: 19, runs: 120, walkLimit: 10, timeoutMs: 10_000 } as const;
 
-const listRoute = { method: 'GET', path: '/plants' } as const;
+const listPlants = operationNamed('list-plants');
 const createPlant = operationNamed('create-plant');
 const getPlant = operationNamed('get-plant');
 const deletePlant = operationNamed('delete-plant');
@@ -88,26 +82,28 @@ interface RunContext {
   readonly exchange: (request: SentRequest) => Promise<Answer | undefined>;
   readonly record: (request: SentRequest, answer: Answer, problems: readonly string[]) => void;
   readonly fail: (request: SentRequest, violations: readonly string[]) => void;
+  /** For the checks' runner, which takes no answer as an error; `seen` records it by default. */
+  readonly sendAs: (name: string, seen?: (request: SentRequest, answer: Answer) => void) => Send;
   readonly fixture?: CheckFixture;
 }
 
 export async function runContract(options: ContractOptions): Promise<ContractResult> {
   const spec = await loadOpenApiExchanges();
   const statuses = new Map<string, Map<number, number>>();
-  const failures: ContractFailure[] = [];
+  const failures: Failure[] = [];
   let requests = 0;
   const created = new Map<string, boolean>();
   const record: RunContext['record'] = (request, answer, problems) => {
-    const route: Route = { method: request.method, path: request.path };
-    const operation = spec.operationOf(route);
+    const { method, path } = request;
+    const operation = spec.operationOf(request);
     const row =
       operation === undefined
-        ? `no route (${route.method} ${route.path})`
-        : `${operation.name} (${route.method} ${operation.template})`;
+        ? `no route (${method} ${path})`
+        : `${operation.name} (${method} ${operation.template})`;
     const seen = statuses.get(row) ?? new Map<number, number>();
     seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
     statuses.set(row, seen);
-    const violations = [...spec.checkAnswer(route, answer), ...problems];
+    const violations = [...spec.checkAnswer(request, answer), ...problems];
     if (violations.length > 0) failures.push({ request, answer, violations });
   };
   const fail: RunContext['fail'] = (request, violations) => failures.push({ request, violations });
@@ -131,27 +127,25 @@ export async function runContract(options: ContractOptions): Promise<ContractRes
     }
     return answer;
   };
-  const send: Send = async (request) => {
-    const sent = { name: "the check plant, kept by the checks' fixture", ...request };
-    const answer = await answerTo(exchange, sent);
-    record(sent, answer, []);
-    return answer;
-  };
-  const fixture = options.token === undefined ? undefined : apiFixture(send, options.token);
-  const context = { spec, options, run, exchange, record, fail, ...(fixture && { fixture }) };
+  const sendAs: RunContext['sendAs'] =
+    (name, seen = (sent, answer) => record(sent, answer, [])) =>
+    async (request) => {
+      const sent = { name, ...request };
+      const answer = await exchange(sent);
+      if (answer === undefined) throw new Error(`no answer to ${sent.method} ${sent.path}`);
+      seen(sent, answer);
+      return answer;
+    };
+  const checkPlant = sendAs("the check plant, kept by the checks' fixture");
+  const fixture = options.token === undefined ? undefined : apiFixture(checkPlant, options.token);
+  const context = { spec, options, run, exchange, record, fail, sendAs, fixture };
   let walk: ContractResult['walk'];
   try {
     walk = await runSteps(context);
   } finally {
     if (fixture !== undefined) await cleanUp(created, fixture, context);
   }
-  return { requests, statuses, ...(walk === undefined ? {} : { walk }), failures };
-}
-
-async function answerTo(exchange: RunContext['exchange'], request: SentRequest): Promise<Answer> {
-  const answer = await exchange(request);
-  if (answer === undefined) throw new Error(`no answer to ${request.method} ${request.path}`);
-  return answer;
+  return { requests, statuses, walk, failures };
 }
 
 async function runSteps(context: RunContext): Promise<ContractResult['walk']> {
@@ -214,7 +208,7 @@ function idOf({ body = '' }: SentRequest): string {
 
 /** An id whose create got no certain answer is deleted only if a check's: it may be another's. */
 async function cleanUp(created: Map<string, boolean>, fixture: CheckFixture, context: RunContext) {
-  const { exchange, record, fail, options } = context;
+  const { sendAs, fail, options } = context;
   for (const [id, stored] of created) {
     const read = {
       name: 'a plant this run may have stored, read',
@@ -222,12 +216,9 @@ async function cleanUp(created: Map<string, boolean>, fixture: CheckFixture, con
     };
     try {
       if (!stored) {
-        const answer = await answerTo(exchange, read);
-        record(read, answer, []);
-        const { tag } = ((answer.status === 200 && parseExact(answer.body)) || {}) as {
-          tag?: Json;
-        };
-        if (tag !== checkPlantTag) continue;
+        const answer = await sendAs(read.name)(read);
+        const plant = answer.status === 200 ? parseExact(answer.body) : undefined;
+        if ((plant as { tag?: Json } | undefined)?.tag !== checkPlantTag) continue;
       }
       await fixture.delete(id);
     } catch (error) {
@@ -237,17 +228,11 @@ async function cleanUp(created: Map<string, boolean>, fixture: CheckFixture, con
 }
 
 async function runOperationChecks(operation: DeclaredOperation, context: RunContext) {
-  const { exchange, record, fail, fixture, options } = context;
+  const { sendAs, record, fail, fixture, options } = context;
   const answered: { request: SentRequest; answer: Answer }[] = [];
-  const send: Send = async (request) => {
-    const sent = { name: 'check', ...request };
-    const answer = await answerTo(exchange, sent);
-    answered.push({ request: sent, answer });
-    return answer;
-  };
   const report = await runChecks(operation, checksOf(operation), {
-    send,
-    ...(fixture === undefined ? {} : { fixture }),
+    send: sendAs('check', (request, answer) => answered.push({ request, answer })),
+    fixture,
     id: freshPlantId(),
     token: options.token,
   });
@@ -276,13 +261,9 @@ async function listWalk(
   { options, run, exchange, record, fail }: RunContext,
   stored: ReadonlyMap<string, { id: Json; name: Json; tag?: Json }>,
 ): Promise<{ next: string | undefined; pages: number; plants: number }> {
-  const walkRequest = (name: string, path: string) => ({
-    name,
-    ...listRoute,
-    path,
-    headers: authorization(options.token),
-  });
-  const start = `${listRoute.path}?limit=${options.walkLimit}`;
+  const walkRequest = (name: string, path: string) =>
+    ({ name, method: listPlants.method, path, headers: bearer(options.token) }) as const;
+  const start = `${listPlants.path}?limit=${options.walkLimit}`;
   const seen = new Map<string, Json[]>();
   const targets = new Set<string>();
   let firstNext: string | undefined;
@@ -303,11 +284,8 @@ async function listWalk(
         seen.set(String(item.id), [...(seen.get(String(item.id)) ?? []), item]);
       }
       next = nextLinkTarget(answer.headers.link ?? null);
-      const url = new URL(next ?? start, 'http://next.invalid/');
-      if (
-        url.pathname !== listRoute.path ||
-        url.searchParams.get('limit') !== String(options.walkLimit)
-      ) {
+      const { pathname, searchParams } = new URL(next ?? start, 'http://next.invalid/');
+      if (pathname !== listPlants.path || searchParams.get('limit') !== String(options.walkLimit)) {
         problems.push(`the next link ${next} does not go on with ${start}`);
       }
       if (next !== undefined && targets.has(next)) {
@@ -363,35 +341,32 @@ function cursorCases(next: string, options: ContractOptions): ContractCase[] {
   const url = new URL(next, 'http://next.invalid/');
   const cursor = url.searchParams.get('cursor') ?? '';
   const limit = Number(url.searchParams.get('limit'));
-  const headers = { authorization: `Bearer ${options.token}` };
-  const target = (query: Record<string, string>) =>
-    `${url.pathname}?${new URLSearchParams(query).toString()}`;
+  const headers = bearer(options.token);
+  const target = (limit: number, cursor: string) =>
+    `${url.pathname}?${new URLSearchParams({ limit: String(limit), cursor })}`;
   const changed = `${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`;
   const why = 'a cursor the API did not issue for this limit (x-issued-in-link)';
   const refused = (name: string, path: string) =>
-    ({ name, method: 'GET', path, headers, expect: [400], why }) as const;
+    ({ name, method: listPlants.method, path, headers, expect: [400], why }) as const;
   return [
     {
       ...refused('a next link, followed again', `${url.pathname}${url.search}`),
       expect: [200],
       why: 'a cursor as the API issued it',
     },
-    refused('a cursor cut short', target({ limit: String(limit), cursor: cursor.slice(0, -1) })),
-    refused('a cursor changed', target({ limit: String(limit), cursor: changed })),
-    refused(
-      'a cursor with another limit',
-      target({ limit: String(limit === 1 ? 2 : limit - 1), cursor }),
-    ),
+    refused('a cursor cut short', target(limit, cursor.slice(0, -1))),
+    refused('a cursor changed', target(limit, changed)),
+    refused('a cursor with another limit', target(limit === 1 ? 2 : limit - 1, cursor)),
   ];
 }
 
-export function contractCases(spec: OpenApiExchanges, options: ContractOptions): ContractCase[] {
+function contractCases(spec: OpenApiExchanges, options: ContractOptions): ContractCase[] {
   const cases: ContractCase[] = [];
   const { token } = options;
   const sampled = <T>(arbitrary: fc.Arbitrary<T>, numRuns = 100) =>
     fc.sample(arbitrary, { seed: options.seed, numRuns });
-  for (const operation of operations(spec)) {
-    const { method } = operation.route;
+  for (const operation of spec.operations) {
+    const { method } = operation;
     const schema = spec.requestBodySchema(operation);
     const parameters = requestParameters(spec, operation);
     const path = sampled(parameterTarget(operation, parameters, spec, 'valid')).find(
@@ -407,17 +382,20 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
     if (schema !== undefined && validBody === undefined) {
       throw new Error(`no body the spec accepts for ${operation.name}`);
     }
-    const headersOf = (withToken?: string): Record<string, string> =>
-      schema === undefined ? authorization(withToken) : jsonHeaders(withToken);
+    const headersOf = (withToken?: string) =>
+      schema === undefined ? bearer(withToken) : jsonHeaders(withToken);
     const refusedForToken = isSecured(spec, operation) && token === undefined;
-    const statuses = [...documentedSuccess(operation), ...documentedStateStatuses(operation)];
-    const stored = `${documentedStateStatuses(operation).join(' or ')} from what is stored`;
+    const documented = Object.keys((operation.definition.responses ?? {}) as Schema).map(Number);
+    const fromState = [404, 409].filter((status) => documented.includes(status));
+    const success = documented.filter((status) => status >= 200 && status < 300);
+    const statuses = [...success, ...fromState];
+    const stored = `${fromState.join(' or ')} from what is stored`;
 
     // A body carries the checks' tag unless that changes whether the spec accepts it.
     const generated: Omit<ContractCase, 'method' | 'headers'>[] = [];
     if (schema !== undefined) {
       for (const text of sampled(bodyText(schema, spec), options.runs)) {
-        const plain = withPathId(operation.route.path, path, text);
+        const plain = withPathId(operation.template, path, text);
         const accepted = spec.acceptsBody(operation, plain);
         const marked = checkedBody(plain);
         const body =
@@ -428,10 +406,8 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
         generated.push({ name, path, body, expect, why });
       }
     } else if (parameters.length > 0) {
-      for (const { path: target, madeUp } of sampled(
-        parameterTarget(operation, parameters, spec, 'any'),
-        options.runs,
-      )) {
+      const targets = sampled(parameterTarget(operation, parameters, spec, 'any'), options.runs);
+      for (const { path: target, madeUp } of targets) {
         const [name, expect, why] = madeUp
           ? [
               'a value the API did not issue',
@@ -445,13 +421,8 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
       }
     }
     const noToken = { headers: headersOf(), expect: [401], why: 'no token, whatever the request' };
-    for (const each of generated) {
-      cases.push({
-        ...each,
-        method,
-        ...(refusedForToken ? noToken : { headers: headersOf(token) }),
-      });
-    }
+    const withToken = refusedForToken ? noToken : { headers: headersOf(token) };
+    cases.push(...generated.map((each) => ({ ...each, method, ...withToken })));
 
     const needsToken = { expect: [401], why: 'the operation needs a bearer token' };
     const asked = { method, path, ...(validBody === undefined ? {} : { body: validBody }) };
@@ -469,16 +440,13 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
     if (validBody !== undefined && !refusedForToken) {
       const authorized = jsonHeaders(token);
       const onlyJson = { ...asked, expect: [415], why: 'the spec documents only application/json' };
-      const { 'content-type': _, ...untyped } = authorized;
+      const textPlain = { 'content-type': 'text/plain', ...bearer(token) };
       cases.push(
-        {
-          ...onlyJson,
-          name: 'text/plain',
-          headers: { ...authorized, 'content-type': 'text/plain' },
-        },
-        { ...onlyJson, name: 'no content type', headers: untyped },
+        { ...onlyJson, name: 'text/plain', headers: textPlain },
+        { ...onlyJson, name: 'no content type', headers: bearer(token) },
       );
-      const maxBytes = Number((resolvedRequestBody(spec, operation) as Schema)['x-max-body-bytes']);
+      const { value: requestBody } = spec.resolve(operation.definition.requestBody ?? null, '');
+      const maxBytes = Number((requestBody as Schema)['x-max-body-bytes']);
       if (Number.isInteger(maxBytes)) {
         cases.push({
           ...asked,
@@ -505,41 +473,17 @@ export function contractCases(spec: OpenApiExchanges, options: ContractOptions):
   return cases;
 }
 
-function parseExact(text: string): Json | undefined {
-  try {
-    return parseExactJson(text) as Json;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A JWT with `alg: none`: well formed, signed by nobody. */
 const unsignedToken = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from('{"sub":"contract-check","scope":"plants/write plants/read"}').toString('base64url')}.`;
 
-function authorization(token?: string): Record<string, string> {
-  return token === undefined ? {} : { authorization: `Bearer ${token}` };
-}
-
 function jsonHeaders(token?: string): Record<string, string> {
-  return { 'content-type': 'application/json', ...authorization(token) };
+  return { 'content-type': 'application/json', ...bearer(token) };
 }
 
 function padded(body: string, bytes: number): Uint8Array {
   const head = `${body.slice(0, -1)},"padding":"`;
   const padding = bytes - Buffer.byteLength(head) - 2;
   return Buffer.from(`${head}${'x'.repeat(Math.max(0, padding))}"}`);
-}
-
-function operations(spec: OpenApiExchanges): (Operation & { route: Route })[] {
-  const found: (Operation & { route: Route })[] = [];
-  for (const [path, item] of Object.entries((spec.document.paths ?? {}) as Schema)) {
-    for (const method of Object.keys(item as Schema)) {
-      const route = { method: method.toUpperCase(), path };
-      const operation = spec.operationOf(route);
-      if (operation !== undefined) found.push({ ...operation, route });
-    }
-  }
-  return found;
 }
 
 function unmatchedRoutes(spec: OpenApiExchanges): Route[] {
@@ -560,39 +504,15 @@ function unmatchedRoutes(spec: OpenApiExchanges): Route[] {
 function isSecured(spec: OpenApiExchanges, operation: Operation): boolean {
   const security = (operation.definition.security ?? spec.document.security ?? []) as Schema[];
   // `{}` in the list makes the operation callable without credentials.
-  return (
-    security.length > 0 && security.every((requirement) => Object.keys(requirement).length > 0)
-  );
-}
-
-function documentedSuccess(operation: Operation): number[] {
-  return Object.keys((operation.definition.responses ?? {}) as Schema)
-    .filter((key) => /^2\d\d$/.test(key))
-    .map(Number);
-}
-
-function documentedStateStatuses(operation: Operation): number[] {
-  const documented = Object.keys((operation.definition.responses ?? {}) as Schema).map(Number);
-  return [404, 409].filter((status) => documented.includes(status));
+  return security.length > 0 && security.every((each) => Object.keys(each).length > 0);
 }
 
 /** A body's id set to its path's, which the schema cannot require and the operation does. */
-function withPathId(routePath: string, path: string, body: string): string {
-  if (!routePath.endsWith('/{id}')) return body;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return body;
-  }
+function withPathId(template: string, path: string, body: string): string {
+  const parsed = template.endsWith('/{id}') ? parseExact(body) : undefined;
   if (typeof parsed !== 'object' || parsed === null || !('id' in parsed)) return body;
-  const id = decodeURIComponent(path.split('/').at(-1) ?? '');
-  const raw = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(id);
-  return JSON.stringify({ ...parsed, id: raw });
-}
-
-function resolvedRequestBody(spec: OpenApiExchanges, operation: Operation) {
-  return spec.resolve((operation.definition.requestBody ?? null) as never, '').value ?? {};
+  const id = JSON.rawJSON(decodeURIComponent(path.split('/').at(-1) ?? ''));
+  return exactJson({ ...parsed, id });
 }
 
 function statusTable(statuses: ContractResult['statuses']): string {
@@ -602,11 +522,8 @@ function statusTable(statuses: ContractResult['statuses']): string {
   const line = (name: string, cells: string[]) =>
     `${name.padEnd(width)}  ${cells.map((cell) => cell.padStart(5)).join('')}`.trimEnd();
   const cells = (row: string) => columns.map((code) => String(statuses.get(row)?.get(code) ?? ''));
-  const table = [
-    line('operation', columns.map(String)),
-    ...rows.map((row) => line(row, cells(row))),
-  ];
-  return table.join('\n');
+  const header = line('operation', columns.map(String));
+  return [header, ...rows.map((row) => line(row, cells(row)))].join('\n');
 }
 
 function excerpt(body: string | Uint8Array | undefined): string {
@@ -665,23 +582,12 @@ function parseCommandLine(): ContractOptions {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    console.log(usage);
-    process.exit(0);
-  }
-  const {
-    seed,
-    runs,
-    'walk-limit': walkLimit,
-    timeout: timeoutMs,
-  } = Object.fromEntries(
-    Object.entries(values).map(([key, value]) => [key, Number(value)]),
-  ) as Record<'seed' | 'runs' | 'walk-limit' | 'timeout', number>;
+  const seed = Number(values.seed);
+  const runs = Number(values.runs);
+  const walkLimit = Number(values['walk-limit']);
+  const timeoutMs = Number(values.timeout);
   const counts = [seed, runs, walkLimit].every(Number.isInteger) && runs >= 0 && walkLimit >= 1;
-  if (!URL.canParse(values.url ?? '') || !counts || !(timeoutMs > 0)) {
-    console.error(usage);
-    process.exit(2);
-  }
+  exitOnUsage(usage, values.help, URL.canParse(values.url ?? '') && counts && timeoutMs > 0);
   const token = values.token?.trim() || undefined;
   return { url: values.url as string, token, seed, runs, walkLimit, timeoutMs };
 }

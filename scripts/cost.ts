@@ -34,7 +34,7 @@ function resourcesOf(template: CfnTemplate, type: string): [string, Resource][] 
   return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
 }
 
-export function alarmMetrics(alarm: Resource): number {
+function alarmMetrics(alarm: Resource): number {
   const metrics = alarm.Properties?.Metrics as { MetricStat?: unknown }[] | undefined;
   if (metrics === undefined) return 1;
   return metrics.filter((metric) => metric.MetricStat !== undefined).length;
@@ -45,7 +45,7 @@ const asText = (value: unknown): string => {
   return typeof value === 'string' ? value : join ? join[1].map(asText).join(join[0]) : 'x';
 };
 
-export function dashboardMetrics(dashboard: Resource): number {
+function dashboardMetrics(dashboard: Resource): number {
   const body = JSON.parse(asText(dashboard.Properties?.DashboardBody)) as {
     widgets: { properties?: { metrics?: unknown[][] } }[];
   };
@@ -57,7 +57,7 @@ export function dashboardMetrics(dashboard: Resource): number {
     ).length;
 }
 
-export function customMetrics(template: CfnTemplate): number {
+function customMetrics(template: CfnTemplate): number {
   const fromRequests = operations.reduce(
     (sum, operation) => sum + new Set(Object.values(countersOf(operation))).size + 1,
     0,
@@ -142,21 +142,19 @@ export function monthlyFloor(template: CfnTemplate) {
   return { lines, total: lines.reduce((sum, line) => sum + line.monthly, 0) };
 }
 
-const readActions = new Set(
-  ['GetItem', 'Query', 'Scan', 'BatchGetItem'].map((a) => `dynamodb:${a}`),
-);
-const writeActions = new Set(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']);
+const readAction = /^dynamodb:(GetItem|Query|Scan|BatchGetItem)$/;
+const writeAction = /^dynamodb:(PutItem|UpdateItem|DeleteItem)$/;
 
 /** Each declared action once: an upper bound, as some run only on a conflict. */
 export function requestUnits(operation: Pick<Operation, 'dynamodbActions'>) {
   const actions: readonly string[] = operation.dynamodbActions;
-  const unpriced = actions.find((action) => !readActions.has(action) && !writeActions.has(action));
+  const unpriced = actions.find((action) => !readAction.test(action) && !writeAction.test(action));
   // A new kind of call is priced here first, rather than counted as free.
   if (unpriced !== undefined)
     throw new Error(`no price for ${unpriced}: add it to scripts/cost.ts`);
   return {
-    readUnits: actions.filter((action) => readActions.has(action)).length,
-    writeUnits: actions.filter((action) => writeActions.has(action)).length,
+    readUnits: actions.filter((action) => readAction.test(action)).length,
+    writeUnits: actions.filter((action) => writeAction.test(action)).length,
   };
 }
 
@@ -167,7 +165,7 @@ export function sampledShare(requestsPerMonth: number): number {
   return reservoir + prices.xray.fixedRate * (1 - reservoir);
 }
 
-export function accessLogBytes(template: CfnTemplate): number {
+function accessLogBytes(template: CfnTemplate): number {
   const [[, stage] = []] = resourcesOf(template, 'AWS::ApiGatewayV2::Stage');
   const format = (stage?.Properties?.AccessLogSettings as { Format?: string })?.Format ?? '';
   return Buffer.byteLength(
@@ -193,7 +191,7 @@ export function perMillion(
   const accessLine = accessLogBytes(template);
   return operations.map((operation) => {
     const memoryMb = memoryOf(template, operation);
-    const { readUnits, writeUnits } = requestUnits(operation);
+    const units = requestUnits(operation);
     const requestLine = measured.requestLineBytes[operation.name];
     if (requestLine === undefined)
       throw new Error(`no request line measured for ${operation.name}`);
@@ -204,22 +202,15 @@ export function perMillion(
         lambda.requestsPerMillion +
         1e6 * (memoryMb / 1024) * (assumptions.lambdaDurationMs / 1000) * lambda.gbSecond,
       dynamodb:
-        readUnits * dynamodb.readUnitsPerMillion + writeUnits * dynamodb.writeUnitsPerMillion,
+        units.readUnits * dynamodb.readUnitsPerMillion +
+        units.writeUnits * dynamodb.writeUnitsPerMillion,
       logs:
         ((1e6 * logBytes) / 1024 ** 3) *
         (cloudwatch.logIngestionGb + assumptions.logRetentionMonths * cloudwatch.logStorageGbMonth),
       xray: sampledShare(assumptions.requestsPerMonth) * xray.tracesRecordedPerMillion,
     };
     const total = Object.values(parts).reduce((sum, part) => sum + part, 0);
-    return {
-      operation: operation.name,
-      ...parts,
-      total,
-      memoryMb,
-      readUnits,
-      writeUnits,
-      logBytes,
-    };
+    return { operation: operation.name, ...parts, total, memoryMb, ...units, logBytes };
   });
 }
 
@@ -313,17 +304,13 @@ if (import.meta.main) {
       ),
       `\nPer million requests (Lambda ${assumptions.lambdaDurationMs} ms billed; X-Ray at ${volume.toLocaleString('en')} requests a month, ${Math.round(sampledShare(volume) * 100)} % sampled):`,
       `  ${'operation'.padEnd(16)} ${['API', 'Lambda', 'DynamoDB', 'logs', 'X-Ray', 'total'].map((name) => name.padStart(8)).join(' ')}  detail`,
-      ...perMillion(template, { requestLineBytes: requestLineBytes() }).map((each) => {
-        const figures = [
-          each.apiGateway,
-          each.lambda,
-          each.dynamodb,
-          each.logs,
-          each.xray,
-          each.total,
-        ];
-        return `  ${each.operation.padEnd(16)} ${figures.map((figure) => dollars(figure, 8)).join(' ')}  ${each.memoryMb} MB, ${each.readUnits} RRU + ${each.writeUnits} WRU, ${each.logBytes} log bytes`;
-      }),
+      ...perMillion(template, { requestLineBytes: requestLineBytes() }).map(
+        ({ operation, memoryMb, readUnits, writeUnits, logBytes, ...figures }) => {
+          // Each part, then the total, in the order perMillion writes them.
+          const cells = Object.values(figures).map((figure) => dollars(figure, 8));
+          return `  ${operation.padEnd(16)} ${cells.join(' ')}  ${memoryMb} MB, ${readUnits} RRU + ${writeUnits} WRU, ${logBytes} log bytes`;
+        },
+      ),
       ...(tokens === undefined
         ? []
         : [

@@ -19,32 +19,30 @@ export const statefulTypes: ReadonlySet<string> = new Set([
 
 const retained = new Set(['Retain', 'ReplaceAndRetain']);
 
-export type Loss = { readonly logicalId: string; readonly type: string; readonly why: string };
-
-export class ChangeSetError extends Error {}
+type Loss = { readonly logicalId: string; readonly type: string; readonly why: string };
 
 /** The stateful resources a change set would remove or replace, in its order. */
 export function lossesOf(changeSet: unknown): Loss[] {
   if (!isObject(changeSet) || !Array.isArray(changeSet.Changes)) {
-    throw new ChangeSetError('not the output of describe-change-set: no "Changes" array');
+    throw new Error('not the output of describe-change-set: no "Changes" array');
   }
   if (changeSet.NextToken !== undefined) {
-    throw new ChangeSetError('the change set has more pages (NextToken): describe all of them');
+    throw new Error('the change set has more pages (NextToken): describe all of them');
   }
   if (changeSet.Status === 'FAILED' && changeSet.Changes.length > 0) {
-    throw new ChangeSetError(`the change set failed: ${String(changeSet.StatusReason)}`);
+    throw new Error(`the change set failed: ${String(changeSet.StatusReason)}`);
   }
   return changeSet.Changes.flatMap((change, index): Loss[] => {
     const resource = isObject(change) ? change.ResourceChange : undefined;
     if (!isObject(change) || change.Type !== 'Resource' || !isObject(resource)) {
-      throw new ChangeSetError(`Changes[${index}] is not a resource change`);
+      throw new Error(`Changes[${index}] is not a resource change`);
     }
     const { Action, LogicalResourceId, ResourceType, Replacement, PolicyAction } = resource;
     if (typeof Action !== 'string' || typeof LogicalResourceId !== 'string') {
-      throw new ChangeSetError(`Changes[${index}] has no Action or LogicalResourceId`);
+      throw new Error(`Changes[${index}] has no Action or LogicalResourceId`);
     }
     if (typeof ResourceType !== 'string') {
-      throw new ChangeSetError(`Changes[${index}] (${LogicalResourceId}) has no ResourceType`);
+      throw new Error(`Changes[${index}] (${LogicalResourceId}) has no ResourceType`);
     }
     if (!statefulTypes.has(ResourceType)) return [];
     if (typeof PolicyAction === 'string' && retained.has(PolicyAction)) return [];
@@ -76,7 +74,7 @@ export function runDeployGuard(argv: readonly string[]) {
       allowPositionals: true,
       options: { allow: { type: 'string', multiple: true } },
     });
-    if (positionals.length !== 1) throw new ChangeSetError('name exactly one file');
+    if (positionals.length !== 1) throw new Error('name exactly one file');
     [file] = positionals;
     allowed = (values.allow ?? []).flatMap((ids) => ids.split(/[\s,]+/)).filter(Boolean);
   } catch (error) {

@@ -15,7 +15,6 @@ export const specUrl = new URL('../openapi.yaml', import.meta.url);
 /** A name only (`.invalid` never resolves), as a file: URI may not be. */
 const documentUri = 'https://plant-store.invalid/openapi.json';
 const openApi31Dialect = 'https://spec.openapis.org/oas/3.1/schema-base';
-const unmatchedRouteResponses = '/x-unmatched-route-responses';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -33,6 +32,7 @@ export type Answer = {
 
 export interface Operation {
   readonly name: string;
+  readonly method: string;
   readonly template: string;
   readonly pointer: string;
   readonly definition: JsonObject;
@@ -49,6 +49,7 @@ export interface Parameter {
 
 export interface OpenApiExchanges {
   readonly document: JsonObject;
+  readonly operations: readonly Operation[];
   operationOf(route: Route): Operation | undefined;
   parameters(operation: Operation): Parameter[];
   /** An integer parameter only as canonical decimals. */
@@ -83,9 +84,23 @@ export async function loadOpenApiExchanges(url: URL = specUrl): Promise<OpenApiE
   };
 
   const resolve = (value: Json, pointer: string) => resolveReference(document, value, pointer);
+  const requestBody = (operation: Operation) => {
+    const at = `${operation.pointer}/requestBody`;
+    const { value, pointer } = resolve(operation.definition.requestBody ?? null, at);
+    const content = ((value as JsonObject | null)?.content ?? {}) as JsonObject;
+    const name = Object.keys(content).find(isJson) ?? '';
+    const schema = (content[name] as JsonObject | undefined)?.schema;
+    const schemaAt = `${pointer}/content/${pointerToken(name)}/schema`;
+    return schema === undefined ? undefined : { schema, pointer: schemaAt };
+  };
 
   return {
     document,
+    operations: Object.entries((document.paths ?? {}) as JsonObject).flatMap(([path, item]) =>
+      Object.keys(item as JsonObject).flatMap(
+        (method) => operationOf(document, { method, path }) ?? [],
+      ),
+    ),
     operationOf: (route) => operationOf(document, route),
     parameters: (operation) => parametersOf(document, operation),
     acceptsParameters(operation, target) {
@@ -112,25 +127,18 @@ export async function loadOpenApiExchanges(url: URL = specUrl): Promise<OpenApiE
       });
     },
     requestBodySchema(operation) {
-      const media = jsonMediaType(resolve(operation.definition.requestBody ?? null, '').value);
-      if (media === undefined) return undefined;
-      const schema = (media.value as JsonObject).schema;
-      return schema === undefined ? undefined : (resolve(schema, '').value as JsonObject);
+      const body = requestBody(operation);
+      return body && (resolve(body.schema, '').value as JsonObject);
     },
-    acceptsBody(operation, body) {
-      const { value: requestBody, pointer } = resolve(
-        operation.definition.requestBody ?? null,
-        `${operation.pointer}/requestBody`,
-      );
-      const media = jsonMediaType(requestBody);
-      const value = parseJson(body);
-      if (media === undefined || value === undefined) return false;
-      return check(`${pointer}/content/${pointerToken(media.name)}/schema`, value).length === 0;
+    acceptsBody(operation, text) {
+      const body = requestBody(operation);
+      const value = parseJson(text);
+      return body !== undefined && value !== undefined && check(body.pointer, value).length === 0;
     },
     checkAnswer(route, answer) {
       const operation = operationOf(document, route);
       const where =
-        operation === undefined ? unmatchedRouteResponses : `${operation.pointer}/responses`;
+        operation === undefined ? '/x-unmatched-route-responses' : `${operation.pointer}/responses`;
       const responses = (pointerGet(document, where) ?? {}) as JsonObject;
       const key = responseKey(responses, answer.status);
       if (key === undefined) {
@@ -228,7 +236,13 @@ function operationOf(document: JsonObject, route: Route): Operation | undefined 
   if (definition === undefined) return undefined;
   const name =
     typeof definition.operationId === 'string' ? definition.operationId : `${route.method} ${key}`;
-  return { name, template: key, pointer: `/paths/${pointerToken(key)}/${method}`, definition };
+  return {
+    name,
+    method: method.toUpperCase(),
+    template: key,
+    pointer: `/paths/${pointerToken(key)}/${method}`,
+    definition,
+  };
 }
 
 function splitTarget(target: string): { path: string; query: string } {
@@ -305,12 +319,6 @@ function templateMatcher(template: string, parameter = '[^/]+'): RegExp {
   return new RegExp(`^${parts.join(parameter)}$`);
 }
 
-function jsonMediaType(requestBody: Json): { name: string; value: Json } | undefined {
-  const content = ((requestBody as JsonObject | null)?.content ?? {}) as JsonObject;
-  const name = Object.keys(content).find(isJson);
-  return name === undefined ? undefined : { name, value: content[name] ?? null };
-}
-
 function isJson(mediaType: string): boolean {
   return /^application\/(.+\+)?json$/i.test(mediaType);
 }
@@ -323,45 +331,13 @@ function parseJson(text: string): Json | undefined {
   }
 }
 
-function schemaPointers(document: JsonObject): string[] {
-  const pointers: string[] = [];
-  const addResponses = (responses: Json, where: string) => {
-    for (const [key, reference] of Object.entries((responses ?? {}) as JsonObject)) {
-      const response = resolveReference(document, reference, `${where}/${pointerToken(key)}`);
-      addContent(response.value, response.pointer);
-      const headers = ((response.value as JsonObject).headers ?? {}) as JsonObject;
-      for (const [name, headerReference] of Object.entries(headers)) {
-        const at = `${response.pointer}/headers/${pointerToken(name)}`;
-        const header = resolveReference(document, headerReference, at);
-        if ((header.value as JsonObject).schema !== undefined)
-          pointers.push(`${header.pointer}/schema`);
-      }
-    }
-  };
-  const addContent = (holder: Json, where: string) => {
-    const content = ((holder as JsonObject).content ?? {}) as JsonObject;
-    for (const [name, media] of Object.entries(content)) {
-      if ((media as JsonObject).schema !== undefined) {
-        pointers.push(`${where}/content/${pointerToken(name)}/schema`);
-      }
-    }
-  };
-  for (const [path, item] of Object.entries((document.paths ?? {}) as JsonObject)) {
-    for (const [method, operation] of Object.entries(item as JsonObject)) {
-      const where = `/paths/${pointerToken(path)}/${method}`;
-      const definition = operation as JsonObject;
-      if (typeof definition !== 'object' || definition.responses === undefined) continue;
-      if (definition.requestBody !== undefined) {
-        const body = resolveReference(document, definition.requestBody, `${where}/requestBody`);
-        addContent(body.value, body.pointer);
-      }
-      const operationAt = { name: '', template: path, pointer: where, definition };
-      pointers.push(...parametersOf(document, operationAt).map((each) => each.schemaPointer));
-      addResponses(definition.responses, `${where}/responses`);
-    }
-  }
-  addResponses(pointerGet(document, unmatchedRouteResponses) ?? {}, unmatchedRouteResponses);
-  return [...new Set(pointers)];
+/** Every schema the document holds, wherever a response, header or parameter may point. */
+function schemaPointers(value: Json, pointer = ''): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, child]) => {
+    const at = `${pointer}/${pointerToken(key)}`;
+    return key === 'schema' ? [at] : schemaPointers(child, at);
+  });
 }
 
 function resolveReference(document: JsonObject, value: Json, pointer: string): Located {

@@ -5,7 +5,6 @@ import {
   type OpenApiExchanges,
   type Operation,
   type Parameter,
-  type Route,
 } from './openapi-exchange.ts';
 
 // Arbitraries for `npm run contract`: the spec judges each value; these need only reach the edges.
@@ -13,28 +12,23 @@ import {
 export type Json = null | boolean | number | string | bigint | Json[] | { [key: string]: Json };
 export type Schema = { [keyword: string]: unknown };
 
+const composedUnits =
+  'e\u0301 \u0958 \uFB2C \u{1D160} \u1E17\u0323 \u{1F33F} \u{1F469}\u{1F3FD}\u200D\u{1F4BB} \u0645\u06CC\u200C\u062E Fern';
 const writtenUnit = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
-  {
-    weight: 4,
-    arbitrary: fc.constantFrom(
-      ...'e\u0301 \u0958 \uFB2C \u{1D160} \u1E17\u0323 \u{1F33F} \u{1F469}\u{1F3FD}\u200D\u{1F4BB} \u0645\u06CC\u200C\u062E Fern'.split(
-        ' ',
-      ),
-    ),
-  },
+  { weight: 4, arbitrary: fc.constantFrom(...composedUnits.split(' ')) },
 );
 const suspectUnit = fc.constantFrom(
   ...'\n\t\u0000\u007F\u202E\u200B\u2066\uFEFF\u2028\uD800\u200D'.split(''),
 );
 
-function textOf(min: number, max: number, unit: fc.Arbitrary<string>): fc.Arbitrary<string> {
+function textOf(min: number, max: number): fc.Arbitrary<string> {
   const short = Math.min(max, min + 12);
   return fc
     .oneof(fc.integer({ min, max: short }), fc.integer({ min: Math.max(min, max - 4), max }))
     .chain((length) =>
       fc
-        .array(unit, { minLength: length, maxLength: length })
+        .array(writtenUnit, { minLength: length, maxLength: length })
         .map((units) => [...units.join('')].slice(0, length).join('')),
     );
 }
@@ -58,7 +52,7 @@ export function describedValue(schema: Schema, spec: OpenApiExchanges): fc.Arbit
     case 'string': {
       const min = Number(resolved.minLength ?? 0);
       const max = Number(resolved.maxLength ?? min + 40);
-      return textOf(min, max, writtenUnit);
+      return textOf(min, max);
     }
     case 'integer': {
       const [min, max] = integerBounds(resolved);
@@ -98,14 +92,12 @@ function brokenValue(schema: Schema, spec: OpenApiExchanges): fc.Arbitrary<Json>
       const max = Number(resolved.maxLength ?? min + 40);
       const breaks: fc.Arbitrary<Json>[] = [
         wrongType,
-        textOf(max + 1, max + 6, writtenUnit),
-        fc
-          .tuple(textOf(min, max, writtenUnit), suspectUnit, fc.nat())
-          .map(([text, suspect, at]) => {
-            const units = [...text];
-            units.splice(at % (units.length + 1), 0, suspect);
-            return units.join('');
-          }),
+        textOf(max + 1, max + 6),
+        fc.tuple(textOf(min, max), suspectUnit, fc.nat()).map(([text, suspect, at]) => {
+          const units = [...text];
+          units.splice(at % (units.length + 1), 0, suspect);
+          return units.join('');
+        }),
       ];
       if (min > 0) breaks.push(fc.constant(''));
       return fc.oneof(...breaks);
@@ -173,44 +165,35 @@ function merged(schema: Schema, spec: OpenApiExchanges): Schema {
 }
 
 export function requestParameters(spec: OpenApiExchanges, operation: Operation): Parameter[] {
-  return spec
-    .parameters(operation)
-    .filter(({ in: where }) => where === 'path' || where === 'query');
+  return spec.parameters(operation).filter((each) => ['path', 'query'].includes(each.in));
 }
 
 type ParameterTexts = { readonly texts: readonly string[]; readonly madeUp: boolean };
 
 /** An `x-issued-in-link` value only the API issues: a made-up one is flagged. */
 export function parameterTarget(
-  operation: Operation & { route: Route },
+  operation: Operation,
   parameters: readonly Parameter[],
   spec: OpenApiExchanges,
   mode: 'valid' | 'any',
 ): fc.Arbitrary<{ path: string; madeUp: boolean }> {
   // A fresh valid id: the check must not delete a plant someone else stored under a well-known id.
-  const changes = !['GET', 'HEAD', 'POST'].includes(operation.route.method);
-  const members = Object.fromEntries(
-    parameters.map((parameter) => [
-      `${parameter.in} ${parameter.name}`,
-      parameterTexts(parameter, spec, mode, changes),
-    ]),
-  );
-  return fc.record(members).map((chosen) => {
+  const changes = !['GET', 'HEAD', 'POST'].includes(operation.method);
+  const each = parameters.map((parameter) => parameterTexts(parameter, spec, mode, changes));
+  return fc.tuple(...each).map((chosen) => {
     let path = operation.template;
     const query: string[] = [];
-    let madeUp = false;
-    for (const parameter of parameters) {
-      const { texts = [], madeUp: invented = false } =
-        chosen[`${parameter.in} ${parameter.name}`] ?? {};
-      madeUp ||= invented;
-      if (parameter.in === 'path') {
-        path = path.replace(`{${parameter.name}}`, encodeURIComponent(texts[0] ?? ''));
+    for (const [index, { in: where, name }] of parameters.entries()) {
+      const texts = chosen[index]?.texts ?? [];
+      if (where === 'path') {
+        path = path.replace(`{${name}}`, encodeURIComponent(texts[0] ?? ''));
       } else {
-        for (const text of texts) {
-          query.push(`${encodeURIComponent(parameter.name)}=${encodeURIComponent(text)}`);
-        }
+        query.push(
+          ...texts.map((text) => `${encodeURIComponent(name)}=${encodeURIComponent(text)}`),
+        );
       }
     }
+    const madeUp = chosen.some((texts) => texts.madeUp);
     return { path: query.length === 0 ? path : `${path}?${query.join('&')}`, madeUp };
   });
 }
@@ -274,16 +257,6 @@ function brokenText(schema: Schema, spec: OpenApiExchanges, inPath: boolean) {
   const [min, max] = integerBounds(resolved);
   const [lowest, highest] = exactIntegerBounds[String(resolved.format)] ?? [min, max];
   const span = max - min + 8n;
-  const notAnInteger = [
-    'abc',
-    'true',
-    'null',
-    '1.5',
-    '-1.5',
-    '0x10',
-    '1,2',
-    ...(inPath ? [] : ['']),
-  ];
   return fc.oneof(
     fc.bigInt({ min: max + 1n, max: max + span }).map(String),
     fc.bigInt({ min: min - span, max: min - 1n }).map(String),
@@ -291,6 +264,6 @@ function brokenText(schema: Schema, spec: OpenApiExchanges, inPath: boolean) {
     fc
       .tuple(validText(schema, spec, true), fc.constantFrom('0%s', '+%s', '%s.0', '%se0', ' %s'))
       .map(([text, spelling]) => spelling.replace('%s', text)),
-    fc.constantFrom('-0', ...notAnInteger),
+    fc.constantFrom(...'-0 abc true null 1.5 -1.5 0x10 1,2'.split(' '), ...(inPath ? [] : [''])),
   );
 }

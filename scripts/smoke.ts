@@ -5,35 +5,31 @@ import { createPlantStoreClient, listPlantPages } from '../clients/plant-store-c
 import { checkPlant } from '../functions/checks/check.ts';
 import { finallyAlways, freshPlantId, runChecks, type Send } from '../functions/checks/runner.ts';
 import { checksOf, operations, routeKey } from '../functions/operations.ts';
-import { apiFixture, describeError, sampleHttpRequest, sendHttp } from './check-http.ts';
+import {
+  apiFixture,
+  describeError,
+  exitOnUsage,
+  sampleHttpRequest,
+  sendHttp,
+} from './check-http.ts';
 
 const usage =
   'Usage: npm run smoke -- --url <api base url> --token <bearer token> [--timeout <ms>]\n' +
   '  e.g. npm run smoke -- --url http://127.0.0.1:3000 --token "$(npm run -s token)"';
 
-function parseCommandLine(): { url: URL; token: string; timeoutMs: number } {
-  const { values } = parseArgs({
-    options: {
-      url: { type: 'string' },
-      token: { type: 'string' },
-      timeout: { type: 'string', default: '10000' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    console.log(usage);
-    process.exit(0);
-  }
-  const timeoutMs = Number(values.timeout);
-  if (!values.url || !URL.canParse(values.url) || !values.token || !(timeoutMs > 0)) {
-    console.error(usage);
-    process.exit(2);
-  }
-  return { url: new URL(values.url), token: values.token.trim(), timeoutMs };
-}
-
-const { url, token, timeoutMs } = parseCommandLine();
-const baseUrl = url.href.replace(/\/+$/, '');
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    token: { type: 'string' },
+    timeout: { type: 'string', default: '10000' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+const timeoutMs = Number(values.timeout);
+const { url = '', token: given = '' } = values;
+exitOnUsage(usage, values.help, URL.canParse(url) && given !== '' && timeoutMs > 0);
+const token = given.trim();
+const baseUrl = new URL(url).href.replace(/\/+$/, '');
 const send: Send = (request) => sendHttp(baseUrl, request, timeoutMs);
 const fixture = apiFixture(send, token);
 

@@ -5,13 +5,12 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 const check = new Promise<{ code: number; output: string }>((resolve) => {
   const child = spawn(npm, ['run', '-s', 'check'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk;
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  const output: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+  child.on('close', (code) =>
+    resolve({ code: code ?? 1, output: Buffer.concat(output).toString() }),
+  );
 });
 
 const suite = new Promise<number>((resolve) => {
