@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleName, hasReferences } from '../../bench/bundles.ts';
 import { operations } from '../../functions/operations.ts';
-import { sharedAssembly } from '../support/shared-assembly.ts';
+import { sharedAssembly, sharedAssemblyTimeoutMs } from '../support/shared-assembly.ts';
 
 const run = promisify(execFile);
 const projectRoot = path.resolve(import.meta.dirname, '..', '..');
@@ -64,26 +64,31 @@ describe('npm run bench', () => {
 
   beforeAll(async () => {
     outDir = await mkdtemp(path.join(os.tmpdir(), 'bench-smoke-'));
-    bench = run(
-      process.execPath,
-      [
-        path.join(projectRoot, 'bench', 'run.ts'),
-        '--cold-request-rounds=1',
-        '--rtt=0',
-        '--cold-runs=1',
-        '--warm-requests=20',
-        '--warm-rounds=1',
-        '--warmup=2',
-        '--webhook-creates=3',
-        ...operationNames.map((name) => `--operation=${name}`),
-        `--cdk-out=${(await sharedAssembly()).outdir}`,
-        `--out=${outDir}`,
-      ],
-      { cwd: projectRoot, timeout: 150_000 },
-    ).then(async ({ stdout }) => ({
-      stdout,
-      report: JSON.parse(await read('latest.json')) as Report,
-    }));
+    // Awaited by the tests, which allow for the shared synth as well as the run.
+    bench = sharedAssembly()
+      .then((assembly) =>
+        run(
+          process.execPath,
+          [
+            path.join(projectRoot, 'bench', 'run.ts'),
+            '--cold-request-rounds=1',
+            '--rtt=0',
+            '--cold-runs=1',
+            '--warm-requests=20',
+            '--warm-rounds=1',
+            '--warmup=2',
+            '--webhook-creates=3',
+            ...operationNames.map((name) => `--operation=${name}`),
+            `--cdk-out=${assembly.outdir}`,
+            `--out=${outDir}`,
+          ],
+          { cwd: projectRoot, timeout: 150_000 },
+        ),
+      )
+      .then(async ({ stdout }) => ({
+        stdout,
+        report: JSON.parse(await read('latest.json')) as Report,
+      }));
     bench.catch(() => undefined);
   });
   afterAll(async () => {
@@ -92,7 +97,7 @@ describe('npm run bench', () => {
   });
 
   it('builds every bundle, measures each, and writes the JSON and the chart', {
-    timeout: 180_000,
+    timeout: sharedAssemblyTimeoutMs + 150_000,
   }, async () => {
     const { stdout, report } = await bench;
 
@@ -171,7 +176,7 @@ describe('npm run bench', () => {
 
   it.each(operationNames)(
     'measures %s\'s cold request: its shipped asset, and its LIMIT and BARE or "no reference"',
-    { timeout: 180_000 },
+    { timeout: sharedAssemblyTimeoutMs + 150_000 },
     async (name) => {
       const { stdout, report } = await bench;
       const op = report.coldRequest[0]?.operations.find(({ operation }) => operation === name);

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CloudAssembly, synthesizeApp } from '../../bench/support/cloud-assembly.ts';
-import { sharedAssembly } from '../support/shared-assembly.ts';
+import { sharedAssembly, sharedAssemblyTimeoutMs } from '../support/shared-assembly.ts';
 
 /**
  * The CDK app as `npx cdk synth -c key=value` runs it (infra/app.ts with the CLI's context),
@@ -47,7 +47,7 @@ describe('npx cdk synth with the immutable GitHub subject and every optional res
 
   beforeAll(async () => {
     assembly = await sharedAssembly();
-  }, 120_000);
+  }, sharedAssemblyTimeoutMs);
 
   // The tests' own synths skip CloudFormation's validation (test/support/synth.ts): the shared one
   // stands for them, with every resource type any configuration of the stage stack has.

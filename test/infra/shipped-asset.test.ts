@@ -44,7 +44,7 @@ import {
   fakeListEvent,
   fakeOperationEvent,
 } from '../support/fake-event.ts';
-import { sharedAssembly } from '../support/shared-assembly.ts';
+import { sharedAssembly, sharedAssemblyTimeoutMs } from '../support/shared-assembly.ts';
 import { startTestIssuer, type TestIssuer } from '../support/test-issuer.ts';
 
 /**
@@ -120,7 +120,7 @@ beforeAll(async () => {
   const [stage] = assembly.stacks.filter(({ name }) => name.startsWith('PlantStore-'));
   if (stage === undefined) throw new Error('no stage stack in the assembly');
   clientScopes = machineClientScopes(stage.template, deployment);
-}, 120_000);
+}, sharedAssemblyTimeoutMs);
 
 afterAll(async () => {
   await Promise.all([...running.values()].map(({ lambda }) => lambda.close()));

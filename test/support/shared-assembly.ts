@@ -28,6 +28,9 @@ export const sharedContext = {
  * optional resource included. Synthesized once per run of Vitest, by the first test file that
  * asks, and read only. A file that needs other settings synthesizes its own (`synthesizeApp`).
  */
+/** A hook that waits for it allows this long: a validated, bundled synth on a busy machine. */
+export const sharedAssemblyTimeoutMs = 180_000;
+
 export async function sharedAssembly(): Promise<CloudAssembly> {
   const runDir = inject('runDir');
   const outdir = path.join(runDir, 'cdk.out');

@@ -14,7 +14,7 @@ import { deliveryDeadlineMs } from '../../../functions/deliver-webhook/delivery-
 import { webhookEnvNames } from '../../../functions/deliver-webhook/webhook-config.ts';
 import { extractedMetrics } from '../../support/emf.ts';
 import { type FakeAws, startFakeAws } from '../../support/fake-aws.ts';
-import { sharedAssembly } from '../../support/shared-assembly.ts';
+import { sharedAssembly, sharedAssemblyTimeoutMs } from '../../support/shared-assembly.ts';
 import { insertRecord, queueUrl, sqsEvent, sqsRecord } from '../../support/webhook-events.ts';
 import {
   type ReceiverBehaviour,
@@ -96,7 +96,7 @@ beforeAll(async () => {
       AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints[1]?.url.href ?? '',
     },
   });
-});
+}, sharedAssemblyTimeoutMs);
 
 afterAll(async () => {
   await lambda?.close();

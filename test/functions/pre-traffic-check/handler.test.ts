@@ -39,7 +39,7 @@ import { operationConstructId } from '../../../infra/constructs/operation-functi
 import { type CognitoPool, startCognitoPool } from '../../support/cognito-pool.ts';
 import { type DynaliteServer, startDynalite } from '../../support/dynalite-server.ts';
 import { type AwsCall, type FakeAws, startFakeAws } from '../../support/fake-aws.ts';
-import { sharedAssembly } from '../../support/shared-assembly.ts';
+import { sharedAssembly, sharedAssemblyTimeoutMs } from '../../support/shared-assembly.ts';
 
 /** An operation's cases, as the runner sends them: its steps bar the fixture's. */
 const casesOf = (operation: Operation) =>
@@ -180,7 +180,7 @@ beforeAll(async () => {
     timeoutSeconds: 180,
     environment: {},
   };
-}, 120_000);
+}, sharedAssemblyTimeoutMs);
 
 afterAll(async () => {
   await Promise.all([broken?.close(), ...[...good.values()].map((each) => each.close())]);
