@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -5,7 +6,7 @@ import { build, type Plugin } from 'esbuild';
 import { type OperationName, operations } from '../functions/operations.ts';
 import { bundleFileName, esbuildBuildOptions, functionEntry } from '../infra/bundling/bundling.ts';
 
-export type BundleRole = 'floor' | 'limit' | 'bare' | 'shipped' | 'shipped-noop-store';
+type BundleRole = 'floor' | 'limit' | 'bare' | 'shipped' | 'shipped-noop-store';
 
 export type BundleSpec = {
   readonly name: string;
@@ -30,22 +31,14 @@ export type BuiltBundle = BundleSpec & {
 
 const reference = (file: string) => path.join(import.meta.dirname, 'reference', file);
 
-/** Opt-in: an operation without a LIMIT and a BARE is measured, with "no reference" for ratios. */
-const referenced: readonly OperationName[] = [
-  'create-plant',
-  'list-plants',
-  'get-plant',
-  'replace-plant',
-  'delete-plant',
-];
-export const hasReferences = (operation: OperationName) => referenced.includes(operation);
+export const bundleName = (role: BundleRole, operation: OperationName) =>
+  operation === 'create-plant' ? role : `${role}-${operation}`;
 /** `limit.ts` and `bare.ts` for create, `limit-get.ts` and `bare-get.ts` for get-plant. */
 const referenceFile = (role: 'limit' | 'bare', operation: OperationName) =>
   reference(`${bundleName(role, operation).replace(/-plants?$/, '')}.ts`);
-
-/** create-plant's bundles keep their short names (`limit`, `bare`, `shipped`). */
-export const bundleName = (role: BundleRole, operation: OperationName) =>
-  operation === 'create-plant' ? role : `${role}-${operation}`;
+/** Opt-in by writing its LIMIT: an operation without one is measured, "no reference" for ratios. */
+export const hasReferences = (operation: OperationName) =>
+  existsSync(referenceFile('limit', operation));
 
 export const roleLabel = {
   floor: 'FLOOR',
@@ -53,12 +46,13 @@ export const roleLabel = {
   bare: 'BARE (AWS SDK v3)',
   shipped: 'shipped',
 } as const;
-const roleOrder = ['limit', 'bare', 'shipped'] as const;
+/** An operation's variants, in the order the tables list them. */
+export const comparedRoles = ['limit', 'bare', 'shipped'] as const;
 
 export const bundleSpecs: readonly BundleSpec[] = [
   {
     name: 'floor',
-    label: 'FLOOR',
+    label: roleLabel.floor,
     role: 'floor',
     entry: reference('floor.ts'),
     cold: true,
@@ -67,12 +61,11 @@ export const bundleSpecs: readonly BundleSpec[] = [
   },
   ...operations.flatMap(({ name: operation }) => {
     const create = operation === 'create-plant';
-    const prefix = create ? '' : `${operation} `;
-    const roles = hasReferences(operation) ? roleOrder : (['shipped'] as const);
+    const roles = hasReferences(operation) ? comparedRoles : (['shipped'] as const);
     return roles.map(
       (role): BundleSpec => ({
         name: bundleName(role, operation),
-        label: `${prefix}${roleLabel[role]}`,
+        label: `${create ? '' : `${operation} `}${roleLabel[role]}`,
         role,
         operation,
         entry: role === 'shipped' ? functionEntry(operation) : referenceFile(role, operation),
@@ -95,11 +88,8 @@ export const bundleSpecs: readonly BundleSpec[] = [
 ];
 
 /** With the stack's own esbuild options, so `shipped` is byte for byte what `cdk deploy` uploads. */
-export async function buildBundles(outDir: string): Promise<BuiltBundle[]> {
-  const built: BuiltBundle[] = [];
-  for (const spec of bundleSpecs) built.push(await buildBundle(outDir, spec));
-  return built;
-}
+export const buildBundles = (outDir: string): Promise<BuiltBundle[]> =>
+  Promise.all(bundleSpecs.map((spec) => buildBundle(outDir, spec)));
 
 /** Create's shipped bundle with some of its modules replaced (`--swap`). */
 export type Swap = {
@@ -113,22 +103,22 @@ export function buildSwap(outDir: string, swap: Swap): Promise<BuiltBundle> {
     name: 'swap',
     setup(build) {
       build.onResolve({ filter: /\.ts$/ }, (args) => {
-        const resolved = path.resolve(args.resolveDir, args.path);
-        const replacement = swap.replacements.get(resolved);
+        const replacement = swap.replacements.get(path.resolve(args.resolveDir, args.path));
         return replacement === undefined ? undefined : { path: replacement };
       });
     },
   };
   const shipped = bundleSpecs.find(({ name }) => name === 'shipped') as BundleSpec;
-  const spec = { ...shipped, name: swap.name, label: `swap: ${swap.name}` };
-  return buildBundle(outDir, spec, [plugin]);
+  return buildBundle(outDir, { ...shipped, name: swap.name, label: `swap: ${swap.name}` }, [
+    plugin,
+  ]);
 }
 
-export async function buildBundle(
+export async function buildBundle<Spec extends { readonly name: string; readonly entry: string }>(
   outDir: string,
-  spec: BundleSpec,
+  spec: Spec,
   plugins: Plugin[] = [],
-): Promise<BuiltBundle> {
+): Promise<Spec & Omit<BuiltBundle, keyof BundleSpec>> {
   const dir = path.join(outDir, spec.name);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });

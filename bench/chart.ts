@@ -1,12 +1,11 @@
-export type ChartBar = {
+type ChartBar = {
   readonly label: string;
   readonly value: number;
   /** Shown after the value, e.g. `1.00x FLOOR`. */
   readonly note?: string;
   readonly highlight?: boolean;
 };
-
-export type ChartPanel = {
+type ChartPanel = {
   readonly title: string;
   readonly unit: string;
   readonly bars: readonly ChartBar[];
@@ -28,11 +27,7 @@ const format = (value: number) =>
   value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
 
 /** A plain horizontal bar chart, one panel per figure, readable on GitHub in light and dark themes. */
-export function renderChart(
-  title: string,
-  subtitle: string,
-  panels: readonly ChartPanel[],
-): string {
+export function renderChart(title: string, subtitle: string, panels: readonly ChartPanel[]) {
   const parts: string[] = [];
   let y = 68;
   for (const panel of panels) {

@@ -20,10 +20,6 @@ for (let first = 1; first <= seededPlants; first += 25) {
 client.destroy();
 process.stdout.write(`${JSON.stringify({ endpoint: server.endpoint, tableName })}\n`);
 
-const stop = () => {
-  server.close().finally(() => process.exit(0));
-};
-process.stdin.on('end', stop);
-process.stdin.on('close', stop);
-process.stdin.resume();
+const stop = () => void server.close().finally(() => process.exit(0));
+process.stdin.on('end', stop).on('close', stop).resume();
 process.on('SIGTERM', stop);

@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
-import { esbuildBuildOptions } from '../infra/bundling/bundling.ts';
-import { interleaved, loadAverage, median, percentile, round, runNode } from './lab.ts';
+import { buildBundle } from './bundles.ts';
+import { interleaved, loadAverage, log, median, percentile, round, runNode } from './lab.ts';
 
 /** `node bench/first-use.ts [--runs N] baseline=a.ts candidate=b.ts …` (docs/performance.md). */
 const { values, positionals } = parseArgs({
@@ -16,7 +15,7 @@ const runs = Number(values.runs);
 const entries = positionals.map((arg) => {
   const [name, file] = arg.split('=');
   if (!name || !file) throw new Error(`expected name=entry.ts, got ${arg}`);
-  return { name, file: path.resolve(file) };
+  return { name, entry: path.resolve(file) };
 });
 if (entries.length < 2 || !Number.isInteger(runs) || runs < 1) {
   throw new Error('usage: node bench/first-use.ts [--runs N] baseline=a.ts candidate=b.ts …');
@@ -28,17 +27,9 @@ const scratch = await mkdtemp(path.join(os.tmpdir(), 'plant-first-use-'));
 try {
   const bundles = new Map<string, string>();
   for (const entry of entries) {
-    const outdir = path.join(scratch, entry.name);
-    const result = await build({
-      ...esbuildBuildOptions,
-      entryPoints: { index: entry.file },
-      outdir,
-      logLevel: 'warning',
-      metafile: true,
-    });
-    const [output] = Object.values(result.metafile.outputs).filter((out) => out.entryPoint);
-    process.stderr.write(`${entry.name}: ${output?.bytes ?? 0} bytes bundled\n`);
-    bundles.set(entry.name, path.join(outdir, 'index.mjs'));
+    const { name, file, bytes } = await buildBundle(scratch, entry);
+    log(`${name}: ${bytes} bytes bundled`);
+    bundles.set(name, file);
   }
 
   const once = async (name: string): Promise<Sample> => {
@@ -49,23 +40,23 @@ try {
   };
 
   const loadBefore = loadAverage();
-  const names = entries.map((entry) => entry.name);
+  const names = [...bundles.keys()];
   for (const name of names) await once(name);
   const samples = await interleaved(runs, names, once);
 
-  const base = samples.get(entries[0]?.name ?? '') ?? [];
+  const base = samples.get(names[0] ?? '') ?? [];
   const spread = (values: number[]) =>
     `${round(median(values), 1).toFixed(1)} (${round(percentile(values, 25), 1).toFixed(1)} to ${round(percentile(values, 75), 1).toFixed(1)})`;
   const lines = [
     `first use, ${runs} interleaved rounds, fresh node each, load ${loadBefore} -> ${loadAverage()}`,
     `${'entry'.padEnd(22)}${'start to used, ms'.padStart(24)}${'CPU ms'.padStart(24)}${'wall - baseline'.padStart(24)}${'CPU - baseline'.padStart(24)}`,
   ];
-  for (const entry of entries) {
-    const own = samples.get(entry.name) ?? [];
+  for (const name of names) {
+    const own = samples.get(name) ?? [];
     const delta = (key: keyof Sample) =>
       own.map((sample, index) => sample[key] - (base[index]?.[key] ?? Number.NaN));
     lines.push(
-      `${entry.name.padEnd(22)}${spread(own.map((s) => s.wallMs)).padStart(24)}${spread(own.map((s) => s.cpuMs)).padStart(24)}${spread(delta('wallMs')).padStart(24)}${spread(delta('cpuMs')).padStart(24)}`,
+      `${name.padEnd(22)}${spread(own.map((s) => s.wallMs)).padStart(24)}${spread(own.map((s) => s.cpuMs)).padStart(24)}${spread(delta('wallMs')).padStart(24)}${spread(delta('cpuMs')).padStart(24)}`,
     );
   }
   lines.push('  median (p25 to p75); differences are taken round by round');

@@ -11,15 +11,19 @@ export function percentile(values: readonly number[], p: number): number {
 
 export const median = (values: readonly number[]) => percentile(values, 50);
 
+export const spread = (values: readonly number[], digits: number) => ({
+  median: round(median(values), digits),
+  p25: round(percentile(values, 25), digits),
+  p75: round(percentile(values, 75), digits),
+});
+
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export const log = (message: string) => process.stderr.write(`${message}\n`);
 
 export const pad = (text: string | number, width: number) => String(text).padStart(width);
 
-export const loadAverage = () =>
-  os
-    .loadavg()
-    .map((load) => load.toFixed(2))
-    .join(' ');
+export const loadAverage = () => Array.from(os.loadavg(), (load) => load.toFixed(2)).join(' ');
 
 /** `rounds` samples of each item, each round starting one item further on: drift hits all alike. */
 export async function interleaved<T, S>(

@@ -5,25 +5,21 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { text } from 'node:stream/consumers';
 import { generateWebhookSecret } from '../dev-server/webhook/webhook-secret.ts';
 import { projectRoot } from '../infra/bundling/bundling.ts';
 import { median, percentile, round } from './lab.ts';
 
 /** `npm run bench`'s webhook section (docs/performance.md), one create at a time. */
 export async function reportWebhookLatency(options: { creates: number; outDir: string }) {
-  const { creates } = options;
+  const { creates, outDir } = options;
   const warmup = 10;
-  const arrived = new Map<number, number>();
-  let notify = (): void => {};
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const at = performance.now();
-      res.end();
-      arrived.set((JSON.parse(Buffer.concat(chunks).toString()) as { id: number }).id, at);
-      notify();
-    });
+  let onEvent = (_id: number, _at: number): void => {};
+  const receiver = createServer(async (req, res) => {
+    const body = await text(req);
+    const at = performance.now();
+    res.end();
+    onEvent((JSON.parse(body) as { id: number }).id, at);
   });
   receiver.listen(0, '127.0.0.1');
   await once(receiver, 'listening');
@@ -40,9 +36,7 @@ export async function reportWebhookLatency(options: { creates: number; outDir: s
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = once(server, 'close');
-  const afterAnswer: number[] = [];
-  const afterRequest: number[] = [];
-  const createMs: number[] = [];
+  const timings: { sent: number; answered: number; at: number }[] = [];
   try {
     // The banner names the URL and a token for it once the server is up.
     let banner = '';
@@ -55,15 +49,11 @@ export async function reportWebhookLatency(options: { creates: number; outDir: s
     });
     const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
     const token = /Authorization: Bearer ([\w.-]+)"/.exec(banner)?.[1];
-    const delivered = (id: number) =>
-      new Promise<number>((resolve) => {
-        notify = () => {
-          const at = arrived.get(id);
-          if (at !== undefined) resolve(at);
-        };
-        notify();
-      });
     for (let id = 1; id <= warmup + creates; id++) {
+      // Listening before the create: its event often arrives before its 200.
+      const delivered = new Promise<number>((resolve) => {
+        onEvent = (arrived, at) => arrived === id && resolve(at);
+      });
       const sent = performance.now();
       const response = await fetch(`${url}/plants`, {
         method: 'POST',
@@ -73,11 +63,8 @@ export async function reportWebhookLatency(options: { creates: number; outDir: s
       await response.arrayBuffer();
       const answered = performance.now();
       if (response.status !== 200) throw new Error(`create ${id} answered ${response.status}`);
-      const at = await delivered(id);
-      if (id <= warmup) continue;
-      afterAnswer.push(at - answered);
-      afterRequest.push(at - sent);
-      createMs.push(answered - sent);
+      const at = await delivered;
+      if (id > warmup) timings.push({ sent, answered, at });
     }
   } finally {
     server.kill('SIGTERM');
@@ -85,16 +72,16 @@ export async function reportWebhookLatency(options: { creates: number; outDir: s
     receiver.close();
     await rm(dataDir, { recursive: true, force: true });
   }
-  const figures = (values: number[]) => ({
-    medianMs: round(median(values), 1),
-    p99Ms: round(percentile(values, 99), 1),
-  });
+  const figures = (of: (timing: (typeof timings)[number]) => number) => {
+    const values = timings.map(of);
+    return { medianMs: round(median(values), 1), p99Ms: round(percentile(values, 99), 1) };
+  };
   // From the create's 200, or its request, to its event at the receiver; the create itself.
   const latency = {
     creates,
-    afterAnswer: figures(afterAnswer),
-    afterRequest: figures(afterRequest),
-    createMs: figures(createMs),
+    afterAnswer: figures(({ answered, at }) => at - answered),
+    afterRequest: figures(({ sent, at }) => at - sent),
+    createMs: figures(({ sent, answered }) => answered - sent),
   };
   const row = (label: string, { medianMs, p99Ms }: { medianMs: number; p99Ms: number }) =>
     `${label.padEnd(40)}${medianMs.toFixed(1).padStart(11)}${p99Ms.toFixed(1).padStart(9)}`;
@@ -104,12 +91,11 @@ export async function reportWebhookLatency(options: { creates: number; outDir: s
       row("create's 200 -> event at the receiver", latency.afterAnswer),
       row("create's request -> event", latency.afterRequest),
       row("create's request -> its 200", latency.createMs),
-      `  ${latency.creates} creates, one at a time, each after the previous one's event`,
+      `  ${creates} creates, one at a time, each after the previous one's event`,
       '',
     ].join('\n'),
   );
-  await writeFile(
-    path.join(options.outDir, 'webhook-latency.json'),
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, ...latency }, null, 2)}\n`,
-  );
+  const file = path.join(outDir, 'webhook-latency.json');
+  const written = { generatedAt: new Date().toISOString(), node: process.version, ...latency };
+  await writeFile(file, `${JSON.stringify(written, null, 2)}\n`);
 }

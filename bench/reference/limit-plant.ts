@@ -19,15 +19,6 @@ export type Read<T> = (T & { readonly refused?: undefined }) | { readonly refuse
 const text = (value: unknown, max: number): value is string =>
   typeof value === 'string' && value.length > 0 && value.length <= max;
 
-/** Node 24 hands a reviver each primitive's source text; TypeScript's lib predates it. */
-type Reviver = (
-  this: object,
-  key: string,
-  value: unknown,
-  context?: { source?: string },
-) => unknown;
-const parse = JSON.parse as (text: string, reviver: Reviver) => unknown;
-
 /** The body as a plant, with the source text of its top-level `id`, or the answer refusing it. */
 export function sentPlant(event: Event): Read<{ plant: Plant; idSource: string | undefined }> {
   if (!/^application\/json\s*(;|$)/i.test(event.headers['content-type'] ?? '')) {
@@ -40,7 +31,8 @@ export function sentPlant(event: Event): Read<{ plant: Plant; idSource: string |
   const ids = new WeakMap<object, string | undefined>();
   let sent: unknown;
   try {
-    sent = parse(body, function (key, value, context) {
+    // Node 24 hands a reviver each primitive's source text; TypeScript's lib predates it.
+    sent = JSON.parse(body, function (key, value, context?: { source?: string }) {
       if (key === 'id') ids.set(this, context?.source);
       return value;
     });

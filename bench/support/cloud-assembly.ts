@@ -56,7 +56,6 @@ export async function synthesizeApp(options: SynthOptions = {}): Promise<CloudAs
   return readCloudAssembly(outdir);
 }
 
-/** The stacks of a cloud assembly that `cdk synth` wrote to `outdir`. */
 export async function readCloudAssembly(outdir: string): Promise<CloudAssembly> {
   const manifest = JSON.parse(await readFile(path.join(outdir, 'manifest.json'), 'utf8')) as {
     artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
@@ -65,10 +64,8 @@ export async function readCloudAssembly(outdir: string): Promise<CloudAssembly> 
   for (const [name, artifact] of Object.entries(manifest.artifacts)) {
     const templateFile = artifact.properties?.templateFile;
     if (artifact.type !== 'aws:cloudformation:stack' || !templateFile) continue;
-    const template = JSON.parse(
-      await readFile(path.join(outdir, templateFile), 'utf8'),
-    ) as CfnTemplate;
-    stacks.push({ name, template });
+    const text = await readFile(path.join(outdir, templateFile), 'utf8');
+    stacks.push({ name, template: JSON.parse(text) as CfnTemplate });
   }
   return { outdir, stacks };
 }
@@ -94,34 +91,26 @@ export function findLambdaFunction(
   assembly: CloudAssembly,
   cdkPathSuffix: string,
 ): LambdaFunctionSpec {
-  const found = [];
-  for (const { name, template } of assembly.stacks) {
-    for (const [logicalId, resource] of Object.entries(template.Resources)) {
-      const cdkPath = resource.Metadata?.['aws:cdk:path'];
-      if (
-        resource.Type === 'AWS::Lambda::Function' &&
-        typeof cdkPath === 'string' &&
-        cdkPath.endsWith(`/${cdkPathSuffix}`)
-      ) {
-        found.push({ stackName: name, template, logicalId, cdkPath, resource });
-      }
-    }
-  }
+  const found = assembly.stacks.flatMap(({ name: stackName, template }) =>
+    Object.entries(template.Resources).flatMap(([logicalId, resource]) => {
+      const cdkPath = String(resource.Metadata?.['aws:cdk:path']);
+      return resource.Type === 'AWS::Lambda::Function' && cdkPath.endsWith(`/${cdkPathSuffix}`)
+        ? [{ stackName, template, logicalId, cdkPath, resource }]
+        : [];
+    }),
+  );
   const [match, ...others] = found;
   if (!match || others.length > 0) {
     throw new Error(`expected one function at */${cdkPathSuffix}, found ${found.length}`);
   }
-  const { resource } = match;
+  const { resource, ...where } = match;
   const properties = resource.Properties ?? {};
   const assetPath = resource.Metadata?.['aws:asset:path'];
   if (typeof assetPath !== 'string') throw new Error(`${match.cdkPath} has no aws:asset:path`);
   const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)
     ?.Variables;
   return {
-    logicalId: match.logicalId,
-    cdkPath: match.cdkPath,
-    stackName: match.stackName,
-    template: match.template,
+    ...where,
     assetDir: path.resolve(assembly.outdir, assetPath),
     handler: String(properties.Handler),
     runtime: String(properties.Runtime),

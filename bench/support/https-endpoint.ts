@@ -15,12 +15,11 @@ export async function startHttpsEndpoint(
   { rttMs = 0 }: { readonly rttMs?: number } = {},
 ): Promise<HttpsEndpoint> {
   const sockets = new Set<Socket>();
-  const track = (...pair: Socket[]) => {
-    for (const socket of pair) {
+  const track = (a: Socket, b: Socket) => {
+    for (const socket of [a, b]) {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
     }
-    const [a, b] = pair as [Socket, Socket];
     a.on('error', () => b.destroy());
     b.on('error', () => a.destroy());
   };
@@ -31,19 +30,13 @@ export async function startHttpsEndpoint(
 
   // No Nagle, as on AWS: an answer after the session tickets would wait for a delayed ACK.
   let handshakes = 0;
-  const tls = createTlsServer(
-    { key: ca.serverKey, cert: ca.serverCertChain, noDelay: true },
-    (client) => {
-      handshakes += 1;
-      const target = connect({
-        port: Number(upstream.port),
-        host: upstream.hostname,
-        noDelay: true,
-      });
-      track(client, target);
-      client.pipe(target).pipe(client);
-    },
-  );
+  const tlsOptions = { key: ca.serverKey, cert: ca.serverCertChain, noDelay: true };
+  const tls = createTlsServer(tlsOptions, (client) => {
+    handshakes += 1;
+    const target = connect({ port: Number(upstream.port), host: upstream.hostname, noDelay: true });
+    track(client, target);
+    client.pipe(target).pipe(client);
+  });
   tls.on('tlsClientError', () => {});
   const tlsPort = await listen(tls);
 
@@ -52,9 +45,8 @@ export async function startHttpsEndpoint(
   const delayed = (from: Socket, to: Socket, notBefore: number) => {
     let lastDue = notBefore;
     const later = (action: () => void) => {
-      const due = Math.max(lastDue, Math.max(performance.now(), notBefore) + oneWayMs);
-      lastDue = due;
-      setTimeout(action, due - performance.now());
+      lastDue = Math.max(lastDue, Math.max(performance.now(), notBefore) + oneWayMs);
+      setTimeout(action, lastDue - performance.now());
     };
     from.on('data', (chunk) => later(() => to.destroyed || to.write(chunk)));
     from.on('end', () => later(() => to.destroyed || to.end()));
