@@ -186,9 +186,9 @@ describe('npm run -s deploy:guard', () => {
 
   it('exits 0 on a harmless change set', async () => {
     const harmless = changeSet(change({ ...table, Action: 'Modify', Replacement: 'False' }));
-    const { code, stdout } = await run([await file('harmless.json', JSON.stringify(harmless))]);
+    const { code, out } = runDeployGuard([await file('harmless.json', JSON.stringify(harmless))]);
     expect(code).toBe(0);
-    expect(stdout).toBe('no stateful resource is lost without leave (0 allowed)\n');
+    expect(out).toBe('no stateful resource is lost without leave (0 allowed)\n');
   });
 
   it.each([
@@ -196,14 +196,14 @@ describe('npm run -s deploy:guard', () => {
     ['JSON that is no change set', '{"Stacks": []}'],
     ['an empty file', ''],
   ])('exits 2 on %s, never 0', async (_name, text) => {
-    const { code, stderr } = await run([await file('bad.json', text)]);
+    const { code, err } = runDeployGuard([await file('bad.json', text)]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^deploy:guard: .*bad\.json: /);
+    expect(err).toMatch(/^deploy:guard: .*bad\.json: /);
   });
 
-  it('exits 2 on a missing file or without exactly one', async () => {
-    expect((await run([join(dir, 'absent.json')])).code).toBe(2);
-    expect((await run([])).code).toBe(2);
+  it('exits 2 on a missing file or without exactly one', () => {
+    expect(runDeployGuard([join(dir, 'absent.json')]).code).toBe(2);
+    expect(runDeployGuard([]).code).toBe(2);
   });
 });
 
@@ -211,6 +211,10 @@ function pick({ LogicalResourceId, ResourceType }: typeof table) {
   return { logicalId: LogicalResourceId, type: ResourceType };
 }
 
+/**
+ * The command in a process of its own, run once: its printing and exit code. The other tests call
+ * `runDeployGuard`, all the command does but write them out.
+ */
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const script = new URL('../../scripts/deploy-guard.ts', import.meta.url).pathname;
   try {
