@@ -592,13 +592,20 @@ function parseCommandLine(): ContractOptions {
   return { url: values.url as string, token, seed, runs, walkLimit, timeoutMs };
 }
 
-if (import.meta.main) {
-  const options = parseCommandLine();
-  console.log(
+/** The command once its options are read: what it prints, and its exit code (1 on any failure). */
+export async function contractCommand(
+  options: ContractOptions,
+  print: (text: string) => void = console.log,
+): Promise<number> {
+  print(
     `Contract check of ${options.url} against openapi.yaml (seed ${options.seed}, ${options.runs} generated requests per operation` +
       `${options.token ? '' : '; no --token: only requests that need none'})\n`,
   );
   const result = await runContract(options);
-  console.log(contractReport(result));
-  process.exitCode = result.failures.length === 0 ? 0 : 1;
+  print(contractReport(result));
+  return result.failures.length === 0 ? 0 : 1;
+}
+
+if (import.meta.main) {
+  process.exitCode = await contractCommand(parseCommandLine());
 }

@@ -13,20 +13,31 @@ import { checksOf, type Operation, operations, routeKey } from '../../functions/
 import { sampleHttpRequest } from '../../scripts/check-http.ts';
 import {
   type ContractOptions,
-  contractReport,
+  contractCommand,
   defaults,
-  runContract,
   sampleCases,
 } from '../../scripts/contract.ts';
 import { useTestApi } from '../support/local-api-fixture.ts';
 import { otherMethodRoutes } from '../support/unmatched-routes.ts';
 
 const contractScript = fileURLToPath(new URL('../../scripts/contract.ts', import.meta.url));
-const run = promisify(execFile);
 
+/**
+ * `npm run contract` in a process of its own: what only a process shows, its command line. The
+ * other runs call `contractCommand`, all the command does once its options are read.
+ */
 function runCommand(args: string[]) {
   // process.execPath is the Node 24 that runs vitest, which strips the script's types itself.
-  return run(process.execPath, [contractScript, ...args]);
+  return promisify(execFile)(process.execPath, [contractScript, ...args]);
+}
+
+/** The command with these options, the rest its defaults: its exit code and what it prints. */
+async function contract(
+  options: Partial<ContractOptions> & { url: string },
+): Promise<{ code: number; stdout: string }> {
+  const printed: string[] = [];
+  const code = await contractCommand({ ...defaults, ...options }, (text) => printed.push(text));
+  return { code, stdout: `${printed.join('\n')}\n` };
 }
 
 /** The table's header line: `operation` and the statuses seen, in order. */
@@ -60,36 +71,40 @@ function rowOf(table: Map<string, Map<number, number>>, operation: Operation) {
   return Object.fromEntries(rows[0]?.[1] ?? []);
 }
 
-const runsWithoutToken = 6;
+/**
+ * Five generated requests per operation show every kind of case; the default 120 is for a check
+ * of a deployed API.
+ */
+const runsWithToken = 5;
+/** Without a token every request is refused alike: two show bodies and parameters valid and not. */
+const runsWithoutToken = 2;
 /** Pages of one plant: the walk over the few plants a short run stores takes several. */
 const walkLimit = 1;
 const everyOperation = operations.map((operation) => [operation.name, operation] as const);
 
 describe('contract check (npm run contract) against the local API', () => {
   const local = useTestApi();
-  const runs: { withToken?: Promise<string>; withoutToken?: Promise<string> } = {};
+  const runs: {
+    withToken?: Promise<{ code: number; stdout: string }>;
+    withoutToken?: Promise<string>;
+  } = {};
 
-  // Both at once, against the same API: each spends much of its time waiting for answers. The run
-  // without a token is made in this process, with the command line's defaults but for its runs.
-  // A dozen generated requests per operation show every kind of case; the default 120 is for a
-  // check of a deployed API.
+  // Both at once, against the same API: each spends much of its time waiting for answers.
   beforeAll(() => {
-    runs.withToken = runCommand([
-      '--url',
-      local.api.url,
-      '--token',
-      local.token,
-      '--runs',
-      '12',
-      '--walk-limit',
-      String(walkLimit),
-    ]).then((run) => run.stdout);
-    runs.withoutToken = inProcess({ url: local.api.url, runs: runsWithoutToken });
+    runs.withToken = contract({
+      url: local.api.url,
+      token: local.token,
+      runs: runsWithToken,
+      walkLimit,
+    });
+    runs.withoutToken = contract({ url: local.api.url, runs: runsWithoutToken }).then(
+      (run) => run.stdout,
+    );
     for (const run of Object.values(runs)) run.catch(() => undefined);
   });
 
-  it("passes with a token: generated bodies and parameters valid and invalid, auth, content type, size, unknown routes, a list walk, cursors, deletes, samples and every operation's checks, each status per operation in a table", async () => {
-    const stdout = (await runs.withToken) ?? '';
+  it("passes with a token and exits 0: generated bodies and parameters valid and invalid, auth, content type, size, unknown routes, a list walk, cursors, deletes, samples and every operation's checks, each status per operation in a table", async () => {
+    const { code, stdout } = (await runs.withToken) ?? { code: undefined, stdout: '' };
 
     // Every status an operation answers of its own shows, bar 503 (the store never fails here).
     const own = new Set(operations.flatMap((operation) => [...operation.statuses, 401]));
@@ -106,12 +121,13 @@ describe('contract check (npm run contract) against the local API', () => {
     expect(Number(walk?.[1])).toBeGreaterThan(1);
     expect(Number(walk?.[3])).toBeGreaterThanOrEqual(walkLimit);
     expect(stdout).toMatch(/^PASS all \d+ answers are documented/m);
+    expect(code).toBe(0);
   });
 
   it.each(everyOperation)(
     'sends %s, with a token, its sample and checks, and gets 401 to four requests without a valid token and to its check without one',
     async (_name, operation) => {
-      const row = rowOf(statusTable((await runs.withToken) ?? ''), operation);
+      const row = rowOf(statusTable((await runs.withToken)?.stdout ?? ''), operation);
       const { sample } = checksOf(operation);
       const { body } = sample.request('1');
 
@@ -147,7 +163,7 @@ describe('contract check (npm run contract) against the local API', () => {
   );
 
   it("counts each route the spec does not list once, each as the HTTP API's 404", async () => {
-    const table = statusTable((await runs.withToken) ?? '');
+    const table = statusTable((await runs.withToken)?.stdout ?? '');
     const unlisted = [
       ...otherMethodRoutes(),
       { method: 'GET', path: '/contract-check/no-such-route' },
@@ -211,20 +227,10 @@ function plantOf(body: string): { id: string; name: unknown } | undefined {
   }
 }
 
-/** The exit code and output of a run that is expected to fail. */
-function failedRun(url: string) {
-  return runCommand(['--url', url, '--token', 'x', '--runs', '10']).then(
-    () => ({ code: 0, stdout: '' }),
-    (error: { code: number; stdout: string }) => error,
-  );
-}
+/** One generated request per operation: it stores the plant a list walk looks for. */
+const failingRuns = 1;
 
-/** What `npm run contract` prints, from a run in this process: the checks, without the process. */
-async function inProcess(options: Partial<ContractOptions> & { url: string }): Promise<string> {
-  return contractReport(await runContract({ ...defaults, ...options }));
-}
-
-// Side by side: each run spends most of its time starting its process.
+// Side by side: each run waits on its stand-in's answers.
 describe.concurrent('contract check (npm run contract) against APIs that break it', () => {
   it('fails on a list walk that loops and leaves plants out, naming the loop and each stored plant it does not list', async ({
     onTestFinished,
@@ -248,7 +254,7 @@ describe.concurrent('contract check (npm run contract) against APIs that break i
       res.writeHead(200, headers).end(JSON.stringify({ name }));
     });
 
-    const { code, stdout } = await failedRun(url);
+    const { code, stdout } = await contract({ url, token: 'x', runs: failingRuns });
 
     expect(code).toBe(1);
     expect(stdout).toMatch(/^FAIL GET \/plants\?limit=10&cursor=again \(list walk, page 2\)$/m);
@@ -287,7 +293,7 @@ describe.concurrent('contract check (npm run contract) against APIs that break i
       res.writeHead(200, json).end(`{"id":${id},"name":"Fern","tag":"${tag}"}`);
     });
 
-    await inProcess({ url, token: 'x', runs: 10 });
+    await contract({ url, token: 'x', runs: failingRuns });
 
     const even = [...posted].filter((id) => /[02468]$/.test(id));
     expect(even.length).toBeGreaterThan(0);
@@ -326,7 +332,7 @@ describe.concurrent('contract check (npm run contract) against APIs that break i
         res.writeHead(wrong.status, wrong.headers).end(wrong.body),
       );
 
-      const stdout = await inProcess({ url, token: 'x', runs: 10 });
+      const { stdout } = await contract({ url, token: 'x', runs: failingRuns });
 
       expect(stdout).toMatch(/^FAIL POST \/plants \(no token\)$/m);
       expect(stdout).toMatch(
