@@ -22,7 +22,7 @@ const usage =
 const maxBodyBytes = 1024 * 1024;
 
 /** A webhook-id seen before is marked as a repeat: delivery is at least once. */
-function listener(secret: string): Server {
+export function listener(secret: string): Server {
   const verifier = new Webhook(secret);
   const seen = new Set<string>();
   return createServer((req, res) => {
@@ -60,17 +60,18 @@ function listener(secret: string): Server {
   });
 }
 
-async function secretToUse(file: string | undefined): Promise<string> {
+export async function secretToUse(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const given =
-    file === undefined
-      ? process.env.PLANTS_WEBHOOK_SECRET?.trim()
-      : (await readFile(file, 'utf8')).trim();
+    file === undefined ? env.PLANTS_WEBHOOK_SECRET?.trim() : (await readFile(file, 'utf8')).trim();
   if (given) {
     const problem = webhookSecretProblem(given);
     if (problem !== undefined) throw new Error(`The secret ${problem}`);
     return given;
   }
-  const { dataDir } = loadLocalConfig();
+  const { dataDir } = loadLocalConfig(env);
   if (dataDir === undefined) {
     throw new Error(
       'With PLANTS_DATA_DIR=memory the secret lives only in the running server: give the one ' +
@@ -80,8 +81,18 @@ async function secretToUse(file: string | undefined): Promise<string> {
   return loadOrCreateWebhookSecret(dataDir);
 }
 
-if (import.meta.main) {
+export type ListenOptions = {
+  readonly port: number;
+  readonly host: string;
+  readonly secretFile: string | undefined;
+};
+
+/** The command line read, or what it gets instead: the text to print and the exit code. */
+export function listenOptions(
+  args: readonly string[],
+): ListenOptions | { readonly exitCode: number; readonly text: string } {
   const { values } = parseArgs({
+    args: [...args],
     options: {
       port: { type: 'string', default: '4000' },
       host: { type: 'string', default: '127.0.0.1' },
@@ -91,26 +102,31 @@ if (import.meta.main) {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    console.log(usage);
-    process.exit(0);
-  }
+  if (values.help) return { exitCode: 0, text: usage };
   if (values.secret !== undefined) {
-    console.error(
+    const text =
       '--secret is not taken: npm echoes it and `ps` shows it. Set PLANTS_WEBHOOK_SECRET, or put ' +
-        `the secret in a file and pass --secret-file PATH.\n${usage}`,
-    );
-    process.exit(2);
+      `the secret in a file and pass --secret-file PATH.\n${usage}`;
+    return { exitCode: 2, text };
   }
   const port = Number(values.port);
   if (!/^\d{1,5}$/.test(String(values.port)) || port > 65_535) {
-    console.error(`--port must be an integer from 0 to 65535\n${usage}`);
-    process.exit(2);
+    return { exitCode: 2, text: `--port must be an integer from 0 to 65535\n${usage}` };
   }
+  return { port, host: values.host, secretFile: values['secret-file'] };
+}
+
+if (import.meta.main) {
+  const options = listenOptions(process.argv.slice(2));
+  if ('exitCode' in options) {
+    (options.exitCode === 0 ? console.log : console.error)(options.text);
+    process.exit(options.exitCode);
+  }
+  const { port, host } = options;
   let server: Server;
   try {
-    server = listener(await secretToUse(values['secret-file']));
-    server.listen(port, values.host);
+    server = listener(await secretToUse(options.secretFile));
+    server.listen(port, host);
     await once(server, 'listening');
   } catch (error) {
     console.error(
@@ -121,7 +137,7 @@ if (import.meta.main) {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => closeNow(server).then(() => process.exit(0)));
   }
-  const url = `${baseUrl(values.host, (server.address() as AddressInfo).port)}/`;
+  const url = `${baseUrl(host, (server.address() as AddressInfo).port)}/`;
   console.log(
     `Listening for new-plant webhooks at ${url}, verifying each signature.\n` +
       `Deliver to it with: PLANTS_WEBHOOK_URL=${url} npm start\nCtrl-C stops it.\n`,
