@@ -4,14 +4,25 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkStepsOf } from '../../functions/checks/runner.ts';
 import { checksOf, operations, routeKey } from '../../functions/operations.ts';
+import { smoke } from '../../scripts/smoke.ts';
 import { useTestApi } from '../support/local-api-fixture.ts';
 
 const smokeScript = fileURLToPath(new URL('../../scripts/smoke.ts', import.meta.url));
-const run = promisify(execFile);
 
-function runSmoke(args: string[]) {
+/**
+ * `npm run smoke` in a process of its own: what only a process shows, its command line. The other
+ * runs call `smoke`, all the command does once its options are read.
+ */
+function runCommand(args: string[]) {
   // process.execPath is the Node 24 that runs vitest, which strips the script's types itself.
-  return run(process.execPath, [smokeScript, ...args]);
+  return promisify(execFile)(process.execPath, [smokeScript, ...args]);
+}
+
+/** The command against `url` with `token`, its default timeout: its exit code and what it prints. */
+async function runSmoke(url: string, token: string): Promise<{ code: number; stdout: string }> {
+  const lines: string[] = [];
+  const code = await smoke({ url, token, timeoutMs: 10_000 }, (line) => lines.push(line));
+  return { code, stdout: `${lines.join('\n')}\n` };
 }
 
 /** An operation's cases, as the runner sends them: its steps bar the fixture's. */
@@ -20,15 +31,15 @@ const casesOf = (operation: (typeof operations)[number]) =>
 
 describe('smoke script (npm run smoke)', () => {
   const local = useTestApi();
-  let passed: Promise<string>;
+  let passed: Promise<{ code: number; stdout: string }>;
 
   beforeAll(() => {
-    passed = runSmoke(['--url', local.api.url, '--token', local.token]).then((run) => run.stdout);
+    passed = runSmoke(local.api.url, local.token);
     passed.catch(() => undefined);
   });
 
   it('passes every step against the local API, leaves no plant behind and exits 0', async () => {
-    const stdout = await passed;
+    const { code, stdout } = await passed;
     const left = await fetch(`${local.api.url}/plants?limit=100`, {
       headers: { authorization: `Bearer ${local.token}` },
     });
@@ -46,12 +57,13 @@ describe('smoke script (npm run smoke)', () => {
     );
     expect(lines.at(-1)).toBe('PASS all steps');
     expect(await left.json()).toStrictEqual([]);
+    expect(code).toBe(0);
   });
 
   it.each(operations.map((operation) => [operation.name, operation] as const))(
     'sends %s its checks, each answered as declared, and its sample about an id no plant has',
     async (_name, operation) => {
-      const stdout = await passed;
+      const { stdout } = await passed;
       const route = routeKey(operation);
 
       for (const testCase of casesOf(operation)) {
@@ -67,9 +79,9 @@ describe('smoke script (npm run smoke)', () => {
   );
 
   it('prints FAIL lines and exits 1 when the token is not accepted', async () => {
-    const failed = runSmoke(['--url', local.api.url, '--token', 'not-a-token']);
+    const failed = await runSmoke(local.api.url, 'not-a-token');
 
-    await expect(failed).rejects.toMatchObject({
+    expect(failed).toMatchObject({
       code: 1,
       stdout: expect.stringMatching(
         /^FAIL GET \/plants\/\{id\}: its checks: AggregateError: Error: the fixture's POST \/plants got 401, not 200/m,
@@ -78,7 +90,7 @@ describe('smoke script (npm run smoke)', () => {
   });
 
   it('exits 2 with the usage when --url or --token is missing', async () => {
-    const failed = runSmoke(['--url', local.api.url]);
+    const failed = runCommand(['--url', local.api.url]);
 
     await expect(failed).rejects.toMatchObject({
       code: 2,
