@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExactJson } from '../../clients/plant-store-client.ts';
 import { checkPlantTag } from '../../functions/checks/check.ts';
 import { checkStepsOf } from '../../functions/checks/runner.ts';
@@ -230,6 +230,15 @@ function plantOf(body: string): { id: string; name: unknown } | undefined {
 /** One generated request per operation: it stores the plant a list walk looks for. */
 const failingRuns = 1;
 
+/** The lines under a report's `FAIL <request>` line: the request, the answer and each violation. */
+function failureOf(stdout: string, request: string): string[] {
+  const lines = stdout.split('\n');
+  const at = lines.indexOf(`FAIL ${request}`);
+  if (at === -1) return [];
+  const end = lines.findIndex((line, index) => index > at && !line.startsWith('  '));
+  return lines.slice(at + 1, end === -1 ? undefined : end);
+}
+
 // Side by side: each run waits on its stand-in's answers.
 describe.concurrent('contract check (npm run contract) against APIs that break it', () => {
   it('fails on a list walk that loops and leaves plants out, naming the loop and each stored plant it does not list', async ({
@@ -309,46 +318,73 @@ describe.concurrent('contract check (npm run contract) against APIs that break i
     }
   });
 
-  it.for([
-    [
-      'a status the spec does not document',
-      { status: 418, headers: json, body: '{"error":418,"message":"I am a teapot"}' },
-      /status 418 is not documented for createPlant/,
-    ],
-    [
-      'a body off the schema',
-      { status: 200, headers: json, body: '{"name":42}' },
-      /body #\/name fails type \(\/components\/schemas\/Plant\/properties\/name\/type\)/,
-    ],
-    [
-      'a 401 without its challenge',
-      { status: 401, headers: json, body: '{"error":401,"message":"No token"}' },
-      /header WWW-Authenticate is required but absent/,
-    ],
-  ] as const)(
-    "fails on %s, naming the request, the answer and every operation's check without a token",
-    async ([, wrong, violation], { onTestFinished, expect }) => {
-      const url = await fakeApi(onTestFinished, (_req, _body, res) =>
-        res.writeHead(wrong.status, wrong.headers).end(wrong.body),
-      );
+  describe('against a stand-in that answers each way of asking without a valid token wrongly', () => {
+    const wrongAnswers = [
+      [
+        'a status the spec does not document',
+        { name: 'no token', authorization: undefined },
+        { status: 418, headers: json, body: '{"error":418,"message":"I am a teapot"}' },
+        /status 418 is not documented for createPlant/,
+      ],
+      [
+        'a body off the schema',
+        { name: 'a token that is not a JWT', authorization: 'Bearer not-a-token' },
+        { status: 200, headers: json, body: '{"name":42}' },
+        /body #\/name fails type \(\/components\/schemas\/Plant\/properties\/name\/type\)/,
+      ],
+      [
+        'a 401 without its challenge',
+        { name: 'another scheme', authorization: 'Basic Zm9vOmJhcg==' },
+        { status: 401, headers: json, body: '{"error":401,"message":"No token"}' },
+        /header WWW-Authenticate is required but absent/,
+      ],
+    ] as const;
+    let run: Promise<{ code: number; stdout: string }>;
 
-      const { stdout } = await contract({ url, token: 'x', runs: failingRuns });
+    // One run for all three: each is the answer to its own request, the first to anything else.
+    beforeAll(async () => {
+      const closers: (() => void)[] = [];
+      afterAll(() => {
+        for (const close of closers) close();
+      });
+      const url = await fakeApi(
+        (close) => closers.push(close),
+        (req, _body, res) => {
+          const [, , wrong] =
+            wrongAnswers.find(([, asked]) => asked.authorization === req.headers.authorization) ??
+            wrongAnswers[0];
+          res.writeHead(wrong.status, wrong.headers).end(wrong.body);
+        },
+      );
+      run = contract({ url, token: 'x', runs: failingRuns });
+      run.catch(() => undefined);
+    });
 
-      expect(stdout).toMatch(/^FAIL POST \/plants \(no token\)$/m);
-      expect(stdout).toMatch(
-        /^ {2}request: content-type application\/json, without Authorization, body "\{.*\}" \(\d+ bytes\)$/m,
-      );
-      expect(stdout).toContain(
-        `  answer:  ${wrong.status}, content-type application/json, body ${JSON.stringify(wrong.body)}`,
-      );
-      expect(stdout).toMatch(violation);
-      for (const operation of operations) {
-        const [withoutToken] = checkStepsOf(operation, checksOf(operation));
-        expect(stdout).toContain(
-          `(check: ${withoutToken && 'name' in withoutToken ? withoutToken.name : ''})\n`,
+    it.for(wrongAnswers)(
+      "fails on %s, naming the request, the answer and every operation's check without a token",
+      async ([, asked, wrong, violation], { expect }) => {
+        const { code, stdout } = await run;
+        const failure = failureOf(stdout, `POST /plants (${asked.name})`);
+
+        expect(code).toBe(1);
+        expect(failure[0]).toMatch(
+          /^ {2}request: content-type application\/json, with(out)? Authorization, body "\{.*\}" \(\d+ bytes\)$/,
         );
-      }
-      expect(stdout).toMatch(/^FAIL \d+ of \d+ requests$/m);
-    },
-  );
+        expect(failure[0]).toContain(
+          `, ${asked.authorization ? 'with' : 'without'} Authorization,`,
+        );
+        expect(failure[1]).toBe(
+          `  answer:  ${wrong.status}, content-type application/json, body ${JSON.stringify(wrong.body)} (${wrong.body.length} bytes)`,
+        );
+        expect(failure.join('\n')).toMatch(violation);
+        for (const operation of operations) {
+          const [withoutToken] = checkStepsOf(operation, checksOf(operation));
+          expect(stdout).toContain(
+            `(check: ${withoutToken && 'name' in withoutToken ? withoutToken.name : ''})\n`,
+          );
+        }
+        expect(stdout).toMatch(/^FAIL \d+ of \d+ requests$/m);
+      },
+    );
+  });
 });
