@@ -9,6 +9,7 @@ import {
   listPlantPages,
   type PlantListItem,
 } from '../../clients/plant-store-client.ts';
+import { withBundledHandlers } from '../support/bundled-handlers.ts';
 import { useTestApi } from '../support/local-api-fixture.ts';
 
 const repository = fileURLToPath(new URL('../../', import.meta.url));
@@ -72,7 +73,7 @@ function importExample(url: string, token: string): Promise<unknown> {
 }
 
 describe('the client example of docs/local-development.md', () => {
-  const local = useTestApi();
+  const local = useTestApi(withBundledHandlers);
   const existing = { id: 9223372036854775807n, name: 'Already here' };
   beforeAll(async () => {
     const client = createPlantStoreClient({ baseUrl: local.api.url, token: local.token });

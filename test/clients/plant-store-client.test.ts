@@ -8,6 +8,7 @@ import {
   PlantStoreError,
   parseExactJson,
 } from '../../clients/plant-store-client.ts';
+import { withBundledHandlers } from '../support/bundled-handlers.ts';
 import { useTestApi } from '../support/local-api-fixture.ts';
 
 describe('exactJson', () => {
@@ -53,7 +54,7 @@ describe('nextLinkTarget', () => {
 });
 
 describe('createPlantStoreClient', () => {
-  const local = useTestApi();
+  const local = useTestApi(withBundledHandlers);
 
   it('creates a plant and returns the typed Plant', async () => {
     const client = createPlantStoreClient({ baseUrl: `${local.api.url}/`, token: local.token });

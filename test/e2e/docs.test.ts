@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { staticDocsPage } from '../../dev-server/api-docs.ts';
 import type { LocalApi } from '../../dev-server/local-api.ts';
+import { withBundledHandlers } from '../support/bundled-handlers.ts';
 import { clientCredentialsToken, createPlant, startTestApi } from '../support/local-api-fixture.ts';
 import { launchChromium } from './browser.ts';
 
@@ -58,7 +59,7 @@ describe('API reference in a browser (GET /docs and npm run docs)', () => {
   beforeAll(async () => {
     [browser, api, workDir] = await Promise.all([
       launchChromium(),
-      startTestApi(),
+      withBundledHandlers().then(startTestApi),
       mkdtemp(join(tmpdir(), 'plants-docs-')),
     ]);
   });

@@ -17,6 +17,7 @@ import {
   defaults,
   sampleCases,
 } from '../../scripts/contract.ts';
+import { withBundledHandlers } from '../support/bundled-handlers.ts';
 import { useTestApi } from '../support/local-api-fixture.ts';
 import { otherMethodRoutes } from '../support/unmatched-routes.ts';
 
@@ -83,7 +84,7 @@ const walkLimit = 1;
 const everyOperation = operations.map((operation) => [operation.name, operation] as const);
 
 describe('contract check (npm run contract) against the local API', () => {
-  const local = useTestApi();
+  const local = useTestApi(withBundledHandlers);
   const runs: {
     withToken?: Promise<{ code: number; stdout: string }>;
     withoutToken?: Promise<string>;

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { checkStepsOf } from '../../functions/checks/runner.ts';
 import { checksOf, operations, routeKey } from '../../functions/operations.ts';
 import { smoke } from '../../scripts/smoke.ts';
+import { withBundledHandlers } from '../support/bundled-handlers.ts';
 import { useTestApi } from '../support/local-api-fixture.ts';
 
 const smokeScript = fileURLToPath(new URL('../../scripts/smoke.ts', import.meta.url));
@@ -30,7 +31,7 @@ const casesOf = (operation: (typeof operations)[number]) =>
   checkStepsOf(operation, checksOf(operation)).flatMap((step) => ('fixture' in step ? [] : [step]));
 
 describe('smoke script (npm run smoke)', () => {
-  const local = useTestApi();
+  const local = useTestApi(withBundledHandlers);
   let passed: Promise<{ code: number; stdout: string }>;
 
   beforeAll(() => {

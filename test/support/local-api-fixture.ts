@@ -42,17 +42,20 @@ export const tokenRequest = {
  * The local API for the `describe` this is called in (or the file): started, with a
  * client-credentials token for `client`, before its tests, and closed after them. `api` and
  * `token` are read inside a test or a hook, once the API has started. Options that depend on
- * something an earlier `beforeAll` starts (a webhook receiver's URL) are given as a function.
+ * something an earlier `beforeAll` starts (a webhook receiver's URL), or that take a while to
+ * make, are given as a function, which may be async.
  */
 export function useTestApi(
-  options: Partial<LocalApiOptions> | (() => Partial<LocalApiOptions>) = {},
+  options:
+    | Partial<LocalApiOptions>
+    | (() => Partial<LocalApiOptions> | Promise<Partial<LocalApiOptions>>) = {},
 ): {
   readonly api: LocalApi;
   readonly token: string;
 } {
   let started: { api: LocalApi; token: string } | undefined;
   beforeAll(async () => {
-    const api = await startTestApi(typeof options === 'function' ? options() : options);
+    const api = await startTestApi(typeof options === 'function' ? await options() : options);
     started = { api, token: await clientCredentialsToken(api) };
   });
   afterAll(async () => {
