@@ -37,13 +37,13 @@ function send(
   });
 }
 
+/** openapi.yaml, loaded once for the file: both describes read it. */
+let spec: OpenApiExchanges;
+beforeAll(async () => {
+  spec = await loadOpenApiExchanges();
+});
+
 describe('loadOpenApiExchanges: checking answers against openapi.yaml', () => {
-  let spec: OpenApiExchanges;
-
-  beforeAll(async () => {
-    spec = await loadOpenApiExchanges();
-  });
-
   const problems = (
     answer: Partial<Answer>,
     route: { method: string; path: string } = createPlant,
@@ -288,13 +288,8 @@ describe('loadOpenApiExchanges: checking answers against openapi.yaml', () => {
 });
 
 describe("the local server's own answers are the ones openapi.yaml documents", () => {
-  let spec: OpenApiExchanges;
   const budget = 32 * 1024;
   const local = useTestApi({ limits: { bodyBytesInFlight: budget, requestTimeoutMs: 1_000 } });
-
-  beforeAll(async () => {
-    spec = await loadOpenApiExchanges();
-  });
 
   const post = (headers: Record<string, string>, body: Buffer, stallAfter?: number) =>
     send(`${local.api.url}/plants`, {
