@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalApi, startLocalApi } from '../../dev-server/local-api.ts';
 import { localToken } from '../../dev-server/token.ts';
+import { generateWebhookSecret } from '../../dev-server/webhook/webhook-secret.ts';
 import {
   client,
   clientCredentialsToken,
@@ -9,18 +10,19 @@ import {
   tempDataDir,
 } from '../support/local-api-fixture.ts';
 import { noSuchRoute, otherMethodRoutes } from '../support/unmatched-routes.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const curlBody = '{"id":1,"name":"Fern","tag":"indoor"}';
 
 describe('startLocalApi', () => {
   let api: LocalApi;
   let token: string;
+  let dir: string;
   let removeDir: () => Promise<void>;
 
   beforeAll(async () => {
-    const data = await tempDataDir();
-    removeDir = data.remove;
-    api = await startTestApi({ dataDir: data.dir });
+    ({ dir, remove: removeDir } = await tempDataDir());
+    api = await startTestApi({ dataDir: dir });
     token = await clientCredentialsToken(api);
   });
 
@@ -130,76 +132,59 @@ describe('startLocalApi', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(49);
   });
-});
 
-describe('startLocalApi restarted on the same data directory', () => {
-  let removeDir: () => Promise<void>;
-  let dir: string;
-  const apis: LocalApi[] = [];
-
-  beforeAll(async () => {
-    ({ dir, remove: removeDir } = await tempDataDir());
-  });
-
-  afterAll(async () => {
-    for (const api of apis) await api.close();
-    await removeDir?.();
-  });
-
-  it('keeps the plants: a replay is 200 and a conflicting create is 409', async () => {
-    const first = await startTestApi({ dataDir: dir });
-    apis.push(first);
-    const created = await createPlant(first, await clientCredentialsToken(first), curlBody);
-    expect(created.status).toBe(200);
-    await first.close();
-    const second = await startTestApi({ dataDir: dir });
-    apis.push(second);
-    const token = await clientCredentialsToken(second);
-
-    const replay = await createPlant(second, token, curlBody);
-    const conflict = await createPlant(second, token, '{"id":1,"name":"Rose","tag":"indoor"}');
-
-    expect(replay.status).toBe(200);
-    expect(await replay.json()).toEqual({ name: 'Fern', tag: 'indoor' });
-    expect(conflict.status).toBe(409);
-    expect(await conflict.json()).toMatchObject({ error: 409 });
-    await second.close();
-  });
-
-  it('refuses a second server on a directory in use, naming PLANTS_DATA_DIR', async () => {
-    const running = await startTestApi({ dataDir: dir });
-    apis.push(running);
-
+  it('refuses a second server on its data directory, naming PLANTS_DATA_DIR', async () => {
     const second = startTestApi({ dataDir: dir });
 
     await expect(second).rejects.toThrow(/in use.*PLANTS_DATA_DIR/s);
   });
-});
 
-describe('startLocalApi in memory', () => {
-  it('serves the API with no data directory', async () => {
-    const api = await startTestApi();
-
-    try {
-      const response = await createPlant(api, await clientCredentialsToken(api), curlBody);
-
-      expect(response.status).toBe(200);
-      expect(api.dataDir).toBeUndefined();
-    } finally {
-      await api.close();
-    }
-  });
-
-  it('names the port and PORT when the port is in use', async () => {
-    const api = await startTestApi();
+  it('refuses a second server on its port, naming the port and PORT', async () => {
     const port = Number(new URL(api.url).port);
 
-    try {
-      const clash = startLocalApi({ host: '127.0.0.1', port, log: () => {} });
+    const clash = startLocalApi({ host: '127.0.0.1', port, log: () => {} });
 
-      await expect(clash).rejects.toThrow(new RegExp(`Port ${port} .*PORT=`));
-    } finally {
+    await expect(clash).rejects.toThrow(new RegExp(`Port ${port} .*PORT=`));
+  });
+
+  describe('closed and started again on its data directory, now with the webhook', () => {
+    const secret = generateWebhookSecret();
+    let receiver: WebhookReceiver;
+    let again: string;
+
+    beforeAll(async () => {
+      receiver = await startWebhookReceiver({ secret });
       await api.close();
-    }
+      api = await startTestApi({ dataDir: dir, webhook: { url: receiver.url.href, secret } });
+      again = await clientCredentialsToken(api);
+    });
+
+    afterAll(async () => {
+      await api?.close();
+      await receiver?.close();
+    });
+
+    it('keeps the plants: a replay is 200 and a conflicting create is 409', async () => {
+      const replay = await createPlant(api, again, curlBody);
+      const conflict = await createPlant(api, again, '{"id":1,"name":"Rose","tag":"indoor"}');
+
+      expect(replay.status).toBe(200);
+      expect(await replay.json()).toEqual({ name: 'Fern', tag: 'indoor' });
+      expect(conflict.status).toBe(409);
+      expect(await conflict.json()).toMatchObject({ error: 409 });
+    });
+
+    it('announces a plant created now, and none of those created while it ran without', async () => {
+      const created = await createPlant(api, again, '{"id":5,"name":"Announced"}');
+      await expect
+        .poll(() => receiver.received().length, { timeout: 20_000, interval: 20 })
+        .toBe(1);
+      await expect
+        .poll(() => api.webhook?.backlog(), { timeout: 20_000, interval: 20 })
+        .toStrictEqual({ records: 0, messages: 0 });
+
+      expect(created.status).toBe(200);
+      expect(receiver.received().map(({ body }) => body)).toEqual(['{"id":5,"name":"Announced"}']);
+    });
   });
 });
