@@ -91,6 +91,18 @@ describe('startLocalApi in front of a function', () => {
     );
   });
 
+  it.each(['204', '304'])(
+    "answers the function's %s with its headers and neither a body nor a Content-Length (RFC 9110 8.6)",
+    async (status) => {
+      const response = await fetch(`${api.url}/plants`, { headers: { 'x-behave': status } });
+
+      expect(response.status).toBe(Number(status));
+      expect(response.headers.get('etag')).toBe('"stand-in"');
+      expect(response.headers.get('content-length')).toBeNull();
+      expect(await response.text()).toBe('');
+    },
+  );
+
   it('answers a function that throws with the gateway 500 {"message":"Internal Server Error"}', async () => {
     const response = await post('throw');
 
