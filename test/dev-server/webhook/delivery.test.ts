@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nextLinkTarget, parseExactJson } from '../../../clients/plant-store-client.ts';
 import { generateWebhookSecret } from '../../../dev-server/webhook/webhook-secret.ts';
 import {
   maxAttempts,
   retryDelaysSeconds,
   retryJitter,
 } from '../../../functions/deliver-webhook/delivery-policy.ts';
+import { defaults, runContract } from '../../../scripts/contract.ts';
 import { createPlant, useTestApi } from '../../support/local-api-fixture.ts';
 import {
   type ReceivedWebhook,
@@ -80,6 +82,19 @@ describe("the new-plant webhook through npm start (the deliverer's code, the loc
     );
   const until = (done: () => boolean) =>
     expect.poll(done, { timeout: 20_000, interval: 10 }).toBe(true);
+  /** Every plant stored, page after page, as the list answers them. */
+  const everyPlant = async () => {
+    const plants: unknown[] = [];
+    let target: string | undefined = '/plants?limit=100';
+    while (target !== undefined) {
+      const response = await fetch(`${local.api.url}${target}`, {
+        headers: { authorization: `Bearer ${local.token}` },
+      });
+      plants.push(...(parseExactJson(await response.text()) as unknown[]));
+      target = nextLinkTarget(response.headers.get('link'));
+    }
+    return plants;
+  };
 
   it('delivers a new plant once, signed, with its exact int64 id, name and tag', async () => {
     const response = await create('{"id":9223372036854775807,"name":"Max","tag":"indoor"}');
@@ -101,7 +116,7 @@ describe("the new-plant webhook through npm start (the deliverer's code, the loc
     const body = '{"id":2001,"name":"Storm"}';
 
     const statuses = await Promise.all(
-      Array.from({ length: 40 }, () => create(body).then((response) => response.status)),
+      Array.from({ length: 10 }, () => create(body).then((response) => response.status)),
     );
     const conflict = await create('{"id":2001,"name":"Not Storm"}');
     await settled();
@@ -267,7 +282,8 @@ describe("the new-plant webhook through npm start (the deliverer's code, the loc
 
   it('delivers every create that answered 200 as new at least once, and nothing else, under a mixed load', async () => {
     const ids = Array.from({ length: 8 }, () => nextId++);
-    const requests = Array.from({ length: 80 }, (_, index) => {
+    // Each id gets each kind of request once, in an order of its own.
+    const requests = Array.from({ length: 40 }, (_, index) => {
       const id = ids[index % ids.length];
       const kind = index % 5;
       if (kind === 3) return { body: undefined, send: () => remove(String(id)) };
@@ -286,7 +302,9 @@ describe("the new-plant webhook through npm start (the deliverer's code, the loc
         .map((line) => (line.startsWith('{') ? JSON.parse(line) : {}) as Record<string, unknown>)
         .find((line) => line.message === 'request' && line.apiRequestId === requestId)?.outcome;
     // The functions' log lines travel from their workers on their own.
-    await expect.poll(() => sent.every(({ requestId }) => outcomeOf(requestId))).toBe(true);
+    await expect
+      .poll(() => sent.every(({ requestId }) => outcomeOf(requestId)), { timeout: 20_000 })
+      .toBe(true);
     await settled();
 
     const createdBodies = sent
@@ -300,5 +318,42 @@ describe("the new-plant webhook through npm start (the deliverer's code, the loc
     );
     expect(createdBodies.length).toBeGreaterThan(ids.length);
     expect([...deliveredBodies.values()].sort()).toEqual(createdBodies.sort());
+  });
+
+  /**
+   * The checks a deploy runs, as CI runs them against a stage with the webhook on
+   * (docs/decisions/0146-check-plants-not-delivered.md): the contract runs every operation's checks
+   * (the pre-traffic hook's cases) and samples, built by the helpers `npm run smoke` sends too
+   * (scripts/check-http.ts). A plant created after them is delivered, so the webhook was on all
+   * along and the stream behind them has been read.
+   */
+  it('lets the checks a deploy runs leave no plant behind and announce none of theirs; a plant of a client after them is delivered', async () => {
+    await settled();
+    const before = await everyPlant();
+    const heard = receiver.received().length;
+
+    // Few generated requests: the plants they store, not their number, are what is checked here.
+    const contract = await runContract({
+      ...defaults,
+      url: local.api.url,
+      token: local.token,
+      runs: 1,
+    });
+    const control = await create('{"id":4242,"name":"After the checks","tag":"indoor"}');
+    await until(() => acknowledgedOf('After the checks').length === 1);
+    // Every record moved and every message deleted: nothing else is on its way.
+    await settled();
+    const removed = await remove('4242');
+
+    expect(contract.failures).toStrictEqual([]);
+    expect(contract.walk?.stored).toBeGreaterThan(0);
+    expect([control.status, removed.status]).toStrictEqual([200, 204]);
+    expect(
+      receiver
+        .received()
+        .slice(heard)
+        .map(({ body }) => body),
+    ).toStrictEqual(['{"id":4242,"name":"After the checks","tag":"indoor"}']);
+    expect(await everyPlant()).toStrictEqual(before);
   });
 });
