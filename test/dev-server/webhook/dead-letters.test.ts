@@ -63,7 +63,9 @@ describe('the dead letters of npm start with a data directory (docs/local-develo
     await rename(deadLetterFile(dir), redriveFile(dir));
     const third = await start();
     await expect.poll(() => receiver.received().at(-1)?.answered, { timeout: 20_000 }).toBe(200);
-    await expect.poll(() => idle(third)).toStrictEqual({ records: 0, messages: 0 });
+    await expect
+      .poll(() => idle(third), { timeout: 20_000 })
+      .toStrictEqual({ records: 0, messages: 0 });
 
     const record = JSON.parse(line) as { eventID: string };
     const [firstAttempt] = receiver.received();
