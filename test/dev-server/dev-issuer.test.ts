@@ -1,7 +1,7 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DevIssuer } from '../../dev-server/dev-issuer.ts';
-import { loadOrCreateSigningKey } from '../../dev-server/issuer-files.ts';
+import { loadOrCreateSigningKey, type SigningKey } from '../../dev-server/issuer-files.ts';
 import type { LocalApi } from '../../dev-server/local-api.ts';
 import { client, startTestApi } from '../support/local-api-fixture.ts';
 
@@ -226,10 +226,12 @@ describe('DevIssuer token endpoint against guessing and large bodies', () => {
 
 describe('DevIssuer.vouchesFor', () => {
   const issuer = 'http://127.0.0.1:3000';
+  let key: SigningKey;
   let dev: DevIssuer;
 
   beforeAll(async () => {
-    dev = new DevIssuer({ issuer, key: await loadOrCreateSigningKey(undefined), client });
+    key = await loadOrCreateSigningKey(undefined);
+    dev = new DevIssuer({ issuer, key, client });
   });
 
   it('vouches for a token it signed and for its client credentials in HTTP Basic', async () => {
@@ -242,16 +244,13 @@ describe('DevIssuer.vouchesFor', () => {
 
   it('vouches for nothing else: no header, a wrong secret, another key or issuer, an expired token', async () => {
     const other = new DevIssuer({ issuer, key: await loadOrCreateSigningKey(undefined), client });
-    const elsewhere = new DevIssuer({
-      issuer: 'http://127.0.0.1:3001',
-      key: await loadOrCreateSigningKey(undefined),
-      client,
-    });
+    // dev's own key for the next two, so that each is refused for its issuer or its expiry alone.
+    const elsewhere = new DevIssuer({ issuer: 'http://127.0.0.1:3001', key, client });
     const expired = await new SignJWT({ scope: 'plants/write' })
-      .setProtectedHeader({ alg: 'RS256' })
+      .setProtectedHeader({ alg: 'RS256', kid: key.kid })
       .setIssuer(issuer)
       .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
-      .sign((await loadOrCreateSigningKey(undefined)).privateKey);
+      .sign(key.privateKey);
 
     const answers = await Promise.all([
       dev.vouchesFor(undefined),
