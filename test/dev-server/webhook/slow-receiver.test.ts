@@ -34,6 +34,7 @@ const briefMs = 1_000;
  * environment runs one invocation at a time.
  */
 const slowNames = namesOf('Slow', 2 * batchSize);
+const slowMarginMs = 4_000;
 
 describe('the webhook against a slow receiver (npm start, real time)', () => {
   const secret = generateWebhookSecret();
@@ -45,7 +46,8 @@ describe('the webhook against a slow receiver (npm start, real time)', () => {
       secret,
       behaviour: (name) => {
         if (name?.startsWith('Slow')) {
-          return { kind: 'answer', status: 200, afterMs: deliveryDeadlineMs - 1_000 };
+          // Well within the deadline: a loaded machine can be seconds late to read an answer.
+          return { kind: 'answer', status: 200, afterMs: deliveryDeadlineMs - slowMarginMs };
         }
         if (name?.startsWith('Brief')) return { kind: 'answer', status: 200, afterMs: briefMs };
         if (name === 'Stuck' && stuckAttempts++ === 0) return { kind: 'hang' };
@@ -63,7 +65,7 @@ describe('the webhook against a slow receiver (npm start, real time)', () => {
     webhook: { url: receiver.url.href, secret, timeScale },
   }));
 
-  it('takes answers after 14 s as delivered, once each, even more of them than a batch holds, and retries one that hangs past 15 s after the first wait of the schedule (within 5 s), with the same webhook-id', async () => {
+  it('takes answers late within the deadline as delivered, once each, even more of them than a batch holds, and retries one that hangs past 15 s after the first wait of the schedule (within 5 s), with the same webhook-id', async () => {
     const named = (name: string) =>
       receiver.received().filter(({ body }) => body.includes(`"name":"${name}"`));
     const until = (done: () => boolean) =>
